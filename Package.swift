@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Boardcast",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "server", targets: ["server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // The games: pure rules (libm only for rounding doubles) that turn gestures into states and RFC 6902 diffs.
+        .target(name: "Core", linkerSettings: [.linkedLibrary("m")]),
+        // libwebsockets, seen through a tiny shim header; only Realtime/LWS*.swift touch it.
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        .target(
+            name: "Realtime",
+            dependencies: [
+                "Core",
+                "CLibWebSockets",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "server",
+            dependencies: [
+                "Realtime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Benchmark of the pure core: gestures per second with their diffs.
+        .executableTarget(name: "core-bench", dependencies: ["Core"], path: "Benchmarks/core-bench"),
+        .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,31 @@
+/// Why a gesture was refused. The state is unchanged whenever one is returned.
+public struct GameError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The gesture is malformed: a bad pointer, a value out of range.
+        case badRequest = "bad-request"
+        /// Well-formed, but against the rules or with nothing to do.
+        case illegalMove = "illegal-move"
+    }
+
+    public var code: Code
+    /// A short stable name of the rule that refused it, e.g. `foundation-needs-ace`.
+    public var rule: String
+    /// A sentence for people.
+    public var message: String
+
+    public init(_ code: Code, rule: String, _ message: String) {
+        self.code = code
+        self.rule = rule
+        self.message = message
+    }
+
+    public static func illegal(_ rule: String, _ message: String) -> GameError {
+        GameError(.illegalMove, rule: rule, message)
+    }
+
+    public static func badRequest(_ rule: String, _ message: String) -> GameError {
+        GameError(.badRequest, rule: rule, message)
+    }
+
+    public var description: String { "\(code.rawValue) (\(rule)): \(message)" }
+}
