@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // The games: pure rules (libm only for rounding doubles) that turn gestures into states and RFC 6902 diffs.
@@ -30,6 +31,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -43,7 +45,10 @@ let package = Package(
         // Benchmark of the pure core: gestures per second with their diffs.
         .executableTarget(name: "core-bench", dependencies: ["Core"], path: "Benchmarks/core-bench"),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        // Benchmark of durable storage: moves per second and commit latency.
+        .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench"),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
+        .testTarget(name: "StorageTests", dependencies: ["Realtime", "Core"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,1 +1,127 @@
-print("placeholder")
+// Gestures per second through the pure game core, one core, with their diffs
+// encoded once per gesture as the server does before sending.
+//
+//     swift run -c release core-bench [seconds-per-game]
+//
+// Each game replays a fixed script of gestures recorded beforehand, so the
+// timed loop holds only `apply` and `encodedOps`. It prints figures; it is
+// not a pass/fail test.
+import Core
+
+let target = 1_000_000.0
+let secondsPerGame = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 2
+
+struct Figures {
+    var name: String
+    var mix: String
+    var gestures = 0
+    var accepted = 0
+    var opBytes = 0
+    var seconds = 0.0
+
+    var perSecond: Double { Double(gestures) / seconds }
+}
+
+/// Runs `round` (one pass over a script, returning gestures, accepted and op bytes) until the time is up.
+func measure(_ name: String, mix: String, round: () -> (gestures: Int, accepted: Int, opBytes: Int)) -> Figures {
+    _ = round()  // warm up caches and the allocator
+    var figures = Figures(name: name, mix: mix)
+    let clock = ContinuousClock()
+    let start = clock.now
+    var elapsed = Duration.zero
+    repeat {
+        let r = round()
+        figures.gestures += r.gestures
+        figures.accepted += r.accepted
+        figures.opBytes += r.opBytes
+        elapsed = clock.now - start
+    } while elapsed < .seconds(secondsPerGame)
+    figures.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return figures
+}
+
+// MARK: - Plane
+
+/// A realistic plane session: three players adding, tapping, dragging and
+/// recolouring around a few dozen rectangles, recorded against a live plane so
+/// most gestures land on rectangles.
+func planeScript(seed: UInt64, count: Int) -> [(PlaneCommand, String)] {
+    var plane = try! Plane(options: PlaneOptions(seed: seed))
+    var rng = SplitMix64(seed: seed ^ 0xBEEF)
+    func int(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+    func pointOnARectangle() -> PlanePoint {
+        guard !plane.rectangles.isEmpty, int(10) < 8 else { return PlanePoint(x: Double(int(1025)), y: Double(int(769))) }
+        let r = plane.rectangles[int(plane.rectangles.count)]
+        return PlanePoint(x: r.x + Double(int(Int(r.width))) + 0.5, y: r.y + Double(int(Int(r.height))) + 0.5)
+    }
+    var script: [(PlaneCommand, String)] = []
+    script.reserveCapacity(count)
+    while script.count < count {
+        let player = ["p1", "p2", "p3"][int(3)]
+        let command: PlaneCommand
+        if plane.rectangles.count >= 40 {
+            command = .reset
+        } else {
+            switch int(100) {
+            case 0..<10: command = .add(RectangleSpec())
+            case 10..<40: command = .tap(pointOnARectangle())
+            case 40..<70:
+                let from = pointOnARectangle()
+                command = .drag(from: from, to: PlanePoint(x: from.x + Double(int(201)) - 100, y: from.y + Double(int(151)) - 75))
+            case 70..<85: command = int(2) == 0 ? .color(nil) : .color(RGB(r: int(256), g: int(256), b: int(256)))
+            default: command = .alpha(step: int(2) == 0 ? 1 : -1)
+            }
+        }
+        _ = plane.apply(command, context: MoveContext(player: player, time: 0))
+        script.append((command, player))
+    }
+    return script
+}
+
+func benchPlane() -> Figures {
+    let script = planeScript(seed: 2024, count: 100_000)
+    let contexts = ["p1", "p2", "p3"].map { MoveContext(player: $0, time: 0) }
+    let players = script.map { step in contexts.firstIndex { $0.player == step.1 }! }
+    return measure("plane", mix: "add 10, tap 30, drag 30, color 15, alpha 15 (%)") {
+        var plane = try! Plane(options: PlaneOptions(seed: 2024))
+        var accepted = 0, bytes = 0
+        for (i, step) in script.enumerated() {
+            if case .success(let outcome) = plane.apply(step.0, context: contexts[players[i]]) {
+                accepted += 1
+                bytes += outcome.diff.encodedOps.utf8.count
+            }
+        }
+        return (script.count, accepted, bytes)
+    }
+}
+
+// MARK: - Report
+
+func grouped(_ n: Double) -> String {
+    let digits = String(Int(n.rounded()))
+    var out = ""
+    for (i, c) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+        out.append(c)
+    }
+    return out
+}
+
+func padded(_ s: String, _ width: Int, right: Bool = false) -> String {
+    let pad = String(repeating: " ", count: max(0, width - s.count))
+    return right ? pad + s : s + pad
+}
+
+var results: [Figures] = []
+results.append(benchPlane())
+
+print("core-bench: gestures applied per second with their diffs encoded, one core, \(secondsPerGame) s per game")
+print(padded("game", 10) + padded("gestures/s", 14, right: true) + padded("accepted", 10, right: true)
+    + padded("op bytes", 10, right: true) + padded("target", 14, right: true) + "  verdict  mix")
+for f in results {
+    let verdict = f.perSecond >= target ? "ok" : "BELOW"
+    print(padded(f.name, 10) + padded(grouped(f.perSecond), 14, right: true)
+        + padded("\(Int((100 * Double(f.accepted) / Double(f.gestures)).rounded()))%", 10, right: true)
+        + padded(grouped(Double(f.opBytes) / Double(max(1, f.accepted))), 10, right: true)
+        + padded(">= " + grouped(target), 14, right: true) + "  " + padded(verdict, 7) + "  " + f.mix)
+}

@@ -1,0 +1,920 @@
+/*
+ * fanload: the fan-out load generator for Boardcast (and the Node `ws` baseline).
+ *
+ * One process plays every role: one player connection per game sends the moves and
+ * stamps their send time; the spectators of that game receive the diffs. Sender and
+ * receivers share one clock, so receive time minus send time is the delivery latency.
+ *
+ * It is its own minimal WebSocket client: HTTP upgrade, masked client frames, unmasked
+ * server frames with 7/16/64-bit lengths, several frames per read, fragments, ping->pong.
+ * Non-blocking sockets on one epoll loop. Every diff's "seq" is checked per connection:
+ * a gap is loss, a seq at or below the last one is reordering.
+ *
+ * Safety: it only ever connects to 127.0.0.0/8, the connection count is capped, and a
+ * hard wall-clock limit (alarm) ends the process whatever happens.
+ *
+ * Modes:
+ *   fanout: --games G --spectators N --phase NAME:paced:MOVES:RATE | NAME:burst:MOVES:WINDOW ...
+ *   idle:   --idle N      (N plain /ws connections; server memory per connection)
+ * Each finished phase prints one line starting with "RESULT " (key=value pairs).
+ * Exit status: 0 clean, 1 loss/reordering/errors seen, 2 run failure, 3 hard time limit.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24
+#endif
+
+#define MAX_CONNS 19000          /* below the 20,000 open-file hard limit of this machine */
+#define CONNS_PER_SOURCE_IP 10000 /* ephemeral ports per source address stay far from exhaustion */
+#define MAX_PHASES 8
+#define GBUF_SIZE (4u << 20)
+#define RECV_CHUNK (256u << 10)
+
+enum { C_FREE, C_CONNECTING, C_HANDSHAKE, C_OPEN, C_CLOSED };
+enum { R_PLAYER, R_SPECTATOR, R_IDLE };
+
+typedef struct {
+    int fd;
+    uint8_t state, role, joined, want_out;
+    int game;
+    int64_t last_seq;
+    uint8_t *rbuf; uint32_t rlen, rcap;   /* bytes of an incomplete frame (or handshake) */
+    uint8_t *msg; uint32_t mlen, mcap;    /* a fragmented message being assembled */
+    uint8_t *wbuf; uint32_t wlen, wcap;   /* bytes the kernel did not take yet */
+} Conn;
+
+typedef struct {
+    char id[72];
+    int player;
+    int created;          /* the create's ack arrived */
+    int64_t base_seq;     /* the game's seq when the player joined */
+    int sent, acked;      /* moves, over all phases */
+    int target;           /* moves to have sent by the end of the current phase */
+    int64_t *send_ns;     /* send time of move k (1-based), so seq base+k */
+} Game;
+
+typedef struct {
+    char name[32];
+    int burst;            /* 0: paced at `rate` moves per second per game; 1: window of `window` */
+    int moves;
+    double rate;
+    int window;
+} Phase;
+
+/* ---- configuration ---- */
+static int opt_port = 0;
+static const char *opt_host = "127.0.0.1";
+static int opt_pid = 0;
+static int opt_games = 1, opt_spectators = 0, opt_idle = 0;
+static int opt_timeout = 300;
+static int opt_settle_ms = 1500;
+static int opt_inflight = 200;
+static const char *opt_record = NULL;
+static const char *opt_label = "server";
+static const char *opt_kind = "klondike";
+static Phase phases[MAX_PHASES];
+static int nphases = 0;
+
+/* ---- state ---- */
+static Conn *conns;
+static int nconns = 0;
+static Game *games;
+static int epfd;
+static uint8_t *gbuf;
+static struct sockaddr_in server_addr;
+static int *open_order;           /* players first (their games need ids before anyone can watch) */
+static int next_to_open = 0;      /* position in open_order; bounded in flight */
+static int inflight = 0, open_count = 0, joined_count = 0;
+static int64_t last_frame_ns = 0;
+static uint32_t rng_state = 0x9e3779b9u;
+static FILE *record_fp = NULL;
+
+/* per-phase measurements */
+static int measuring = 0;
+static uint32_t *lat_us; static size_t lat_n = 0, lat_cap = 0;
+static uint64_t deliveries = 0, gaps = 0, reorders = 0, errors = 0, bad_acks = 0, closes = 0;
+static uint64_t total_gaps = 0, total_reorders = 0, total_errors = 0, total_closes = 0;
+static int64_t first_send_ns = 0, last_delivery_ns = 0;
+static int printed_errors = 0;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fanload: FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char m[] = "fanload: FAIL: hard time limit reached\n";
+    ssize_t r = write(2, m, sizeof m - 1);
+    (void)r;
+    _exit(3);
+}
+
+static uint32_t rng(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+/* ---- server process figures from /proc ---- */
+static int64_t proc_cpu_ticks(void) {
+    if (!opt_pid) return 0;
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/stat", opt_pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');   /* the command name may hold spaces */
+    if (!p) return 0;
+    unsigned long long ut = 0, st = 0;
+    /* after ")": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return 0;
+    return (int64_t)(ut + st);
+}
+
+static long proc_rss_kb(void) {
+    if (!opt_pid) return 0;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", opt_pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) { kb = strtol(line + 6, NULL, 10); break; }
+    fclose(f);
+    return kb;
+}
+
+/* Busy time of the whole machine (all cores), to see when other work competes with the run. */
+static int64_t machine_busy_ticks(void) {
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return 0;
+    unsigned long long v[8] = {0};
+    int k = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    if (k < 8) return 0;
+    return (int64_t)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);   /* all but idle and iowait */
+}
+
+static double self_cpu_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ---- buffers ---- */
+static void buf_append(uint8_t **b, uint32_t *len, uint32_t *cap, const void *src, size_t n) {
+    if (*len + n > *cap) {
+        uint32_t nc = *cap ? *cap : 256;
+        while (nc < *len + n) nc *= 2;
+        *b = realloc(*b, nc);
+        if (!*b) die("out of memory");
+        *cap = nc;
+    }
+    memcpy(*b + *len, src, n);
+    *len += (uint32_t)n;
+}
+
+static void buf_free(uint8_t **b, uint32_t *len, uint32_t *cap) {
+    free(*b); *b = NULL; *len = 0; *cap = 0;
+}
+
+/* ---- sending ---- */
+static void set_events(Conn *c, uint32_t ev) {
+    struct epoll_event e = { .events = ev, .data.u32 = (uint32_t)(c - conns) };
+    if (epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &e) < 0) die("epoll_ctl MOD: %s", strerror(errno));
+}
+
+static void conn_close(Conn *c, const char *why);
+
+static void conn_write(Conn *c, const void *data, size_t n) {
+    if (c->state == C_CLOSED) return;
+    if (c->wlen == 0) {
+        ssize_t w = send(c->fd, data, n, MSG_NOSIGNAL);
+        if (w == (ssize_t)n) return;
+        if (w < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) { conn_close(c, strerror(errno)); return; }
+            w = 0;
+        }
+        buf_append(&c->wbuf, &c->wlen, &c->wcap, (const uint8_t *)data + w, n - (size_t)w);
+        if (!c->want_out) { c->want_out = 1; set_events(c, EPOLLIN | EPOLLOUT); }
+        return;
+    }
+    buf_append(&c->wbuf, &c->wlen, &c->wcap, data, n);
+}
+
+static void conn_flush(Conn *c) {
+    while (c->wlen) {
+        ssize_t w = send(c->fd, c->wbuf, c->wlen, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            conn_close(c, strerror(errno));
+            return;
+        }
+        memmove(c->wbuf, c->wbuf + w, c->wlen - (size_t)w);
+        c->wlen -= (uint32_t)w;
+    }
+    if (c->want_out) { c->want_out = 0; set_events(c, EPOLLIN); }
+}
+
+/* A client frame: FIN, opcode, MASK bit, length, 4-byte mask, masked payload. */
+static void send_frame(Conn *c, int opcode, const void *payload, size_t n) {
+    uint8_t stackbuf[1024];
+    uint8_t *f = n + 14 <= sizeof stackbuf ? stackbuf : malloc(n + 14);
+    if (!f) die("out of memory");
+    size_t h = 0;
+    f[h++] = (uint8_t)(0x80 | opcode);
+    if (n < 126) {
+        f[h++] = (uint8_t)(0x80 | n);
+    } else if (n < 65536) {
+        f[h++] = 0x80 | 126;
+        f[h++] = (uint8_t)(n >> 8); f[h++] = (uint8_t)n;
+    } else {
+        f[h++] = 0x80 | 127;
+        for (int i = 7; i >= 0; i--) f[h++] = (uint8_t)((uint64_t)n >> (8 * i));
+    }
+    uint32_t m = rng();
+    uint8_t mask[4] = { (uint8_t)m, (uint8_t)(m >> 8), (uint8_t)(m >> 16), (uint8_t)(m >> 24) };
+    memcpy(f + h, mask, 4); h += 4;
+    const uint8_t *p = payload;
+    for (size_t i = 0; i < n; i++) f[h + i] = p[i] ^ mask[i & 3];
+    conn_write(c, f, h + n);
+    if (f != stackbuf) free(f);
+}
+
+static void send_text(Conn *c, const char *s) { send_frame(c, 1, s, strlen(s)); }
+
+/* ---- connecting ---- */
+static void conn_close(Conn *c, const char *why) {
+    if (c->state == C_CLOSED || c->state == C_FREE) return;
+    if (c->state == C_CONNECTING || c->state == C_HANDSHAKE) {
+        fprintf(stderr, "fanload: connection %d failed during setup: %s\n", (int)(c - conns), why);
+        die("could not open every connection");
+    }
+    if (c->state == C_OPEN) open_count--;
+    closes++; total_closes++;
+    if (total_closes <= 5)
+        fprintf(stderr, "fanload: connection %d closed: %s\n", (int)(c - conns), why);
+    epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->state = C_CLOSED;
+    buf_free(&c->rbuf, &c->rlen, &c->rcap);
+    buf_free(&c->msg, &c->mlen, &c->mcap);
+    buf_free(&c->wbuf, &c->wlen, &c->wcap);
+}
+
+static void start_connect(int i) {
+    Conn *c = &conns[i];
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket: %s (raise ulimit -n)", strerror(errno));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* Spread sources over 127.0.0.2, .3, ...: the port is picked at connect() time, per
+       (source, destination) pair, so thousands of sockets never run out of ephemeral ports. */
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = 0 };
+    src.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t)(2 + i / CONNS_PER_SOURCE_IP));
+    if (bind(fd, (struct sockaddr *)&src, sizeof src) < 0) die("bind 127.0.0.%d: %s", 2 + i / CONNS_PER_SOURCE_IP, strerror(errno));
+    c->fd = fd;
+    c->state = C_CONNECTING;
+    c->last_seq = -1;
+    struct epoll_event e = { .events = EPOLLOUT, .data.u32 = (uint32_t)i };
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) < 0) die("epoll_ctl ADD: %s", strerror(errno));
+    if (connect(fd, (struct sockaddr *)&server_addr, sizeof server_addr) < 0 && errno != EINPROGRESS)
+        die("connect: %s", strerror(errno));
+    inflight++;
+}
+
+static void pump_connects(void) {
+    while (inflight < opt_inflight && next_to_open < nconns) {
+        /* a spectator can only be opened once its game has an id */
+        int i = open_order[next_to_open];
+        Conn *c = &conns[i];
+        if (c->role == R_SPECTATOR && !games[c->game].created) return;
+        start_connect(i);
+        next_to_open++;
+    }
+}
+
+static void url_path(Conn *c, char *out, size_t n) {
+    if (c->role == R_SPECTATOR) snprintf(out, n, "/ws?watch=%s", games[c->game].id);
+    else snprintf(out, n, "/ws");
+}
+
+static void on_connected(Conn *c) {
+    int err = 0; socklen_t l = sizeof err;
+    getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+    if (err) { conn_close(c, strerror(err)); return; }
+    char path[160], req[512];
+    url_path(c, path, sizeof path);
+    int n = snprintf(req, sizeof req,
+        "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        path, opt_host, opt_port);
+    c->state = C_HANDSHAKE;
+    set_events(c, EPOLLIN);
+    conn_write(c, req, (size_t)n);
+}
+
+/* ---- reading server messages ---- */
+typedef struct { const char *p; size_t n; } Span;
+typedef struct { Span type, game, id, code; int64_t seq; int has_seq; } Top;
+
+static const char *skip_ws(const char *p, const char *e) {
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+static const char *skip_string(const char *p, const char *e) {   /* p at the opening quote */
+    for (p++; p < e; p++) {
+        if (*p == '\\') { p++; continue; }
+        if (*p == '"') return p + 1;
+    }
+    return e;
+}
+
+static const char *skip_value(const char *p, const char *e) {
+    p = skip_ws(p, e);
+    if (p >= e) return e;
+    if (*p == '"') return skip_string(p, e);
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        while (p < e) {
+            if (*p == '"') { p = skip_string(p, e); continue; }
+            if (*p == '{' || *p == '[') depth++;
+            else if (*p == '}' || *p == ']') { if (--depth == 0) return p + 1; }
+            p++;
+        }
+        return e;
+    }
+    while (p < e && *p != ',' && *p != '}' && *p != ']') p++;
+    return p;
+}
+
+/* The top-level keys we need, whatever order the server writes them in. */
+static int scan_top(const char *p, size_t n, Top *t) {
+    memset(t, 0, sizeof *t);
+    const char *e = p + n;
+    p = skip_ws(p, e);
+    if (p >= e || *p != '{') return 0;
+    p++;
+    for (;;) {
+        p = skip_ws(p, e);
+        if (p >= e) return 0;
+        if (*p == '}') return 1;
+        if (*p == ',') { p++; continue; }
+        if (*p != '"') return 0;
+        const char *ks = p + 1;
+        p = skip_string(p, e);
+        size_t kn = (size_t)(p - 1 - ks);
+        p = skip_ws(p, e);
+        if (p >= e || *p != ':') return 0;
+        p = skip_ws(p + 1, e);
+        const char *vs = p;
+        p = skip_value(p, e);
+        Span v = { vs, (size_t)(p - vs) };
+        if (v.n >= 2 && *vs == '"') { v.p++; v.n -= 2; }
+        if (kn == 4 && !memcmp(ks, "type", 4)) t->type = v;
+        else if (kn == 4 && !memcmp(ks, "game", 4)) t->game = v;
+        else if (kn == 2 && !memcmp(ks, "id", 2)) t->id = v;
+        else if (kn == 4 && !memcmp(ks, "code", 4)) t->code = v;
+        else if (kn == 3 && !memcmp(ks, "seq", 3) && v.n && (*vs == '-' || (*vs >= '0' && *vs <= '9'))) {
+            t->seq = strtoll(vs, NULL, 10);
+            t->has_seq = 1;
+        }
+    }
+}
+
+static int span_is(Span s, const char *lit) {
+    size_t n = strlen(lit);
+    return s.n == n && !memcmp(s.p, lit, n);
+}
+
+static void record_frame(const char *kind, const char *p, size_t n) {
+    fprintf(record_fp, "%s\t%.*s\n", kind, (int)n, p);
+}
+
+static void lat_push(uint32_t us) {
+    if (lat_n == lat_cap) {
+        lat_cap = lat_cap ? lat_cap * 2 : (1u << 20);
+        lat_us = realloc(lat_us, lat_cap * sizeof *lat_us);
+        if (!lat_us) die("out of memory");
+    }
+    lat_us[lat_n++] = us;
+}
+
+static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
+    Top m;
+    int ci = (int)(c - conns);
+    if (!scan_top(p, n, &m) || !m.type.n) {
+        /* plain-text frames (e.g. `show`) are not ours; anything else is a protocol break */
+        errors++; total_errors++;
+        if (printed_errors++ < 5) fprintf(stderr, "fanload: conn %d: not a JSON message: %.*s\n", ci, (int)(n > 200 ? 200 : n), p);
+        return;
+    }
+    Game *g = &games[c->game];
+    if (span_is(m.type, "diff")) {
+        if (!m.has_seq) { errors++; total_errors++; return; }
+        if (c->last_seq >= 0 && m.seq != c->last_seq + 1) {
+            if (m.seq <= c->last_seq) { reorders++; total_reorders++; }
+            else { gaps += (uint64_t)(m.seq - c->last_seq - 1); total_gaps += (uint64_t)(m.seq - c->last_seq - 1); }
+            if (printed_errors++ < 5)
+                fprintf(stderr, "fanload: conn %d: seq %lld after %lld\n", ci, (long long)m.seq, (long long)c->last_seq);
+        }
+        if (m.seq > c->last_seq) c->last_seq = m.seq;
+        if (c->role == R_SPECTATOR) {
+            int64_t k = m.seq - g->base_seq;
+            if (measuring) {
+                deliveries++;
+                last_delivery_ns = t;
+                if (k >= 1 && k <= g->sent && g->send_ns[k]) {
+                    int64_t d = t - g->send_ns[k];
+                    lat_push(d > 0 ? (uint32_t)(d / 1000) : 0);
+                }
+            }
+            if (record_fp && ci == games[0].player + 1) record_frame("diff", p, n);
+        }
+    } else if (span_is(m.type, "ack")) {
+        if (c->role != R_PLAYER) return;
+        if (m.id.n && m.id.p[0] == 'c') {
+            g->created = 1;
+            if (m.has_seq) g->base_seq = m.seq;
+            if (c->last_seq < 0) c->last_seq = g->base_seq;
+        } else if (m.id.n && m.id.p[0] == 'm') {
+            g->acked++;
+            if (!m.has_seq || m.seq != g->base_seq + g->acked) {
+                bad_acks++;
+                if (printed_errors++ < 5) fprintf(stderr, "fanload: conn %d: unexpected ack: %.*s\n", ci, (int)n, p);
+            }
+        }
+    } else if (span_is(m.type, "created")) {
+        if (m.game.n == 0 || m.game.n >= sizeof g->id) die("created without a usable game id: %.*s", (int)n, p);
+        memcpy(g->id, m.game.p, m.game.n);
+        g->id[m.game.n] = 0;
+    } else if (span_is(m.type, "joined")) {
+        if (!c->joined) {
+            c->joined = 1;
+            if (c->role == R_SPECTATOR) joined_count++;
+            if (m.has_seq) c->last_seq = m.seq;
+        }
+        if (record_fp && ci == games[0].player + 1) record_frame("joined", p, n);
+    } else if (span_is(m.type, "snapshot")) {
+        if (m.has_seq) c->last_seq = m.seq;
+        if (record_fp && ci == games[0].player + 1) record_frame("snapshot", p, n);
+    } else if (span_is(m.type, "error")) {
+        errors++; total_errors++;
+        if (c->role == R_PLAYER && m.id.n && m.id.p[0] == 'm') g->acked++;
+        if (printed_errors++ < 5) fprintf(stderr, "fanload: conn %d: error: %.*s\n", ci, (int)(n > 300 ? 300 : n), p);
+    }
+    if (record_fp && c->role == R_PLAYER && ci == games[0].player && !span_is(m.type, "diff") && !span_is(m.type, "presence"))
+        record_frame(span_is(m.type, "ack") ? "player-ack" : "player", p, n);
+}
+
+/* Parses every complete frame in p[0..n); returns the bytes consumed. */
+static size_t parse_frames(Conn *c, uint8_t *p, size_t n, int64_t t) {
+    size_t off = 0;
+    while (n - off >= 2) {
+        uint8_t *f = p + off;
+        int fin = f[0] & 0x80, op = f[0] & 0x0f, masked = f[1] & 0x80;
+        uint64_t len = f[1] & 0x7f;
+        size_t h = 2;
+        if (len == 126) {
+            if (n - off < 4) break;
+            len = ((uint64_t)f[2] << 8) | f[3];
+            h = 4;
+        } else if (len == 127) {
+            if (n - off < 10) break;
+            len = 0;
+            for (int i = 0; i < 8; i++) len = (len << 8) | f[2 + i];
+            h = 10;
+        }
+        if (masked) { conn_close(c, "server sent a masked frame"); return n; }
+        if (len > (64u << 20)) { conn_close(c, "frame too large"); return n; }
+        if (n - off < h + len) break;
+        uint8_t *pl = f + h;
+        last_frame_ns = t;
+        switch (op) {
+        case 0x1: case 0x2:
+            if (fin && c->mlen == 0) on_message(c, (const char *)pl, len, t);
+            else { c->mlen = 0; buf_append(&c->msg, &c->mlen, &c->mcap, pl, len); }
+            break;
+        case 0x0:
+            buf_append(&c->msg, &c->mlen, &c->mcap, pl, len);
+            if (fin) { on_message(c, (const char *)c->msg, c->mlen, t); c->mlen = 0; }
+            break;
+        case 0x8: {
+            char why[80];
+            int code = len >= 2 ? (pl[0] << 8 | pl[1]) : 0;
+            snprintf(why, sizeof why, "close frame from server, code %d", code);
+            send_frame(c, 0x8, pl, len >= 2 ? 2 : 0);
+            conn_close(c, why);
+            return n;
+        }
+        case 0x9: send_frame(c, 0xA, pl, len); break;   /* ping: answer pong with its payload */
+        case 0xA: break;
+        default: conn_close(c, "unknown opcode"); return n;
+        }
+        off += h + len;
+    }
+    return off;
+}
+
+static void on_readable(Conn *c) {
+    size_t have = c->rlen;
+    if (have) memcpy(gbuf, c->rbuf, have);
+    size_t room = GBUF_SIZE - have;
+    if (room > RECV_CHUNK) room = RECV_CHUNK;
+    ssize_t r = recv(c->fd, gbuf + have, room, 0);
+    if (r == 0) { conn_close(c, "server closed the connection"); return; }
+    if (r < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        conn_close(c, strerror(errno));
+        return;
+    }
+    int64_t t = now_ns();
+    size_t n = have + (size_t)r, off = 0;
+    if (c->state == C_HANDSHAKE) {
+        uint8_t *end = memmem(gbuf, n, "\r\n\r\n", 4);
+        if (!end) { c->rlen = 0; buf_append(&c->rbuf, &c->rlen, &c->rcap, gbuf, n); return; }
+        if (n < 12 || memcmp(gbuf + 9, "101", 3)) {
+            fprintf(stderr, "fanload: handshake refused: %.*s\n", (int)(end - gbuf), gbuf);
+            die("websocket upgrade failed");
+        }
+        /* the accept value for the fixed key of RFC 6455 section 1.3 */
+        if (!memmem(gbuf, (size_t)(end - gbuf), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", 28))
+            die("bad Sec-WebSocket-Accept");
+        off = (size_t)(end - gbuf) + 4;
+        c->state = C_OPEN;
+        inflight--;
+        open_count++;
+        if (c->role == R_PLAYER) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1},\"id\":\"c\"}", opt_kind);
+            send_text(c, msg);
+        }
+        pump_connects();
+    }
+    off += parse_frames(c, gbuf + off, n - off, t);
+    if (c->state == C_CLOSED) return;
+    c->rlen = 0;
+    if (off < n) buf_append(&c->rbuf, &c->rlen, &c->rcap, gbuf + off, n - off);
+    else if (c->rcap > 4096) buf_free(&c->rbuf, &c->rlen, &c->rcap);
+}
+
+/* ---- the loop ---- */
+static int64_t next_timer_ns = 0;   /* 0: nothing scheduled */
+static void (*tick)(int64_t) = NULL;
+
+static void poll_once(int timeout_ms) {
+    static struct epoll_event ev[1024];
+    if (next_timer_ns) {
+        int64_t d = next_timer_ns - now_ns();
+        int ms = d <= 0 ? 0 : (int)((d + 999999) / 1000000);
+        if (ms < timeout_ms || timeout_ms < 0) timeout_ms = ms;
+    }
+    int k = epoll_wait(epfd, ev, 1024, timeout_ms);
+    if (k < 0) { if (errno == EINTR) return; die("epoll_wait: %s", strerror(errno)); }
+    for (int i = 0; i < k; i++) {
+        Conn *c = &conns[ev[i].data.u32];
+        if (c->state == C_CLOSED) continue;
+        if (c->state == C_CONNECTING) {
+            if (ev[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) on_connected(c);
+            continue;
+        }
+        if (ev[i].events & EPOLLOUT) conn_flush(c);
+        if (c->state != C_CLOSED && (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(c);
+    }
+    if (tick) tick(now_ns());
+}
+
+typedef int (*Cond)(void);
+
+static void run_until(Cond done, double seconds, const char *what) {
+    int64_t deadline = now_ns() + (int64_t)(seconds * 1e9);
+    while (!done()) {
+        if (now_ns() > deadline) die("timed out after %.0f s while %s", seconds, what);
+        poll_once(50);
+    }
+}
+
+static int all_open(void) { return next_to_open == nconns && inflight == 0; }
+static int games_created(void) {
+    for (int g = 0; g < opt_games; g++) if (!games[g].created) { pump_connects(); return 0; }
+    return 1;
+}
+static int spectators_joined(void) { pump_connects(); return all_open() && joined_count == opt_games * opt_spectators; }
+
+/* Setup broadcasts (presence counts) may still be arriving: wait until the line is quiet. */
+static void settle(double max_seconds) {
+    int64_t start = now_ns(), quiet = (int64_t)opt_settle_ms * 1000000;
+    last_frame_ns = start;
+    while (now_ns() - last_frame_ns < quiet) {
+        if (now_ns() - start > (int64_t)(max_seconds * 1e9)) {
+            fprintf(stderr, "fanload: warning: setup traffic still flowing after %.0f s\n", max_seconds);
+            return;
+        }
+        poll_once(20);
+    }
+}
+
+/* ---- phases ---- */
+static Phase *cur;
+static int64_t phase_t0;
+static long paced_next, paced_total;
+
+static void send_move(Game *g) {
+    Conn *c = &conns[g->player];
+    char msg[128];
+    int k = g->sent + 1;
+    if (!strcmp(opt_kind, "plane"))
+        snprintf(msg, sizeof msg, "{\"type\":\"tap\",\"x\":%d,\"y\":%d,\"id\":\"m%d\"}", 1 + (k % 2), 1, k);
+    else
+        snprintf(msg, sizeof msg, "{\"type\":\"tap\",\"target\":\"/stock\",\"id\":\"m%d\"}", k);
+    int64_t t = now_ns();
+    g->send_ns[k] = t;
+    g->sent = k;
+    if (!first_send_ns) first_send_ns = t;
+    send_text(c, msg);
+}
+
+static void paced_tick(int64_t t) {
+    /* move j of game g is due at t0 + (j*G + g) / (G*rate): games spread over each period */
+    double step = 1e9 / (opt_games * cur->rate);
+    while (paced_next < paced_total) {
+        int64_t due = phase_t0 + (int64_t)(paced_next * step);
+        if (t < due) { next_timer_ns = due; return; }
+        send_move(&games[paced_next % opt_games]);
+        paced_next++;
+    }
+    next_timer_ns = 0;
+}
+
+static void burst_tick(int64_t t) {
+    (void)t;
+    for (int g = 0; g < opt_games; g++) {
+        Game *gm = &games[g];
+        while (gm->sent < gm->target && gm->sent - gm->acked < cur->window) send_move(gm);
+    }
+}
+
+static int phase_done(void) {
+    for (int g = 0; g < opt_games; g++)
+        if (games[g].acked < games[g].target) return 0;
+    for (int i = 0; i < nconns; i++) {
+        Conn *c = &conns[i];
+        if (c->role == R_SPECTATOR && c->state == C_OPEN && c->last_seq < games[c->game].base_seq + games[c->game].target) return 0;
+    }
+    return 1;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct_ms(double q) {
+    if (!lat_n) return 0;
+    size_t i = (size_t)(q * (double)(lat_n - 1) + 0.5);
+    return lat_us[i] / 1000.0;
+}
+
+static void run_phase(Phase *ph) {
+    cur = ph;
+    lat_n = 0; deliveries = gaps = reorders = errors = bad_acks = closes = 0;
+    first_send_ns = last_delivery_ns = 0;
+    for (int g = 0; g < opt_games; g++) games[g].target = games[g].sent + ph->moves;
+    int64_t cpu0 = proc_cpu_ticks(), busy0 = machine_busy_ticks();
+    double self0 = self_cpu_s();
+    measuring = 1;
+    phase_t0 = now_ns();
+    double limit;
+    if (ph->burst) {
+        tick = burst_tick;
+        limit = 60;
+    } else {
+        paced_next = 0;
+        paced_total = (long)ph->moves * opt_games;
+        tick = paced_tick;
+        limit = ph->moves / ph->rate + 30;
+    }
+    tick(phase_t0);
+    int64_t deadline = phase_t0 + (int64_t)(limit * 1e9);
+    int timed_out = 0;
+    while (!phase_done()) {
+        if (now_ns() > deadline) { timed_out = 1; break; }
+        if (errors || bad_acks) break;   /* an error reply means some seq will never come: stop now */
+        poll_once(50);
+    }
+    int64_t t1 = now_ns();
+    measuring = 0;
+    tick = NULL;
+    next_timer_ns = 0;
+    int64_t cpu1 = proc_cpu_ticks(), busy1 = machine_busy_ticks();
+    double self1 = self_cpu_s();
+    /* whatever a spectator has not received by the end is lost */
+    uint64_t missing = 0;
+    int spect_open = 0;
+    for (int i = 0; i < nconns; i++) {
+        Conn *c = &conns[i];
+        if (c->role != R_SPECTATOR) continue;
+        int64_t want = games[c->game].base_seq + games[c->game].target;
+        if (c->state == C_OPEN) spect_open++;
+        if (c->last_seq < want) missing += (uint64_t)(want - (c->last_seq < 0 ? 0 : c->last_seq));
+    }
+    uint64_t unacked = 0;
+    for (int g = 0; g < opt_games; g++) unacked += (uint64_t)(games[g].target - games[g].acked);
+    double secs = (t1 - phase_t0) / 1e9;
+    /* Throughput window: from the first move sent to the last diff received. */
+    double span = last_delivery_ns > first_send_ns ? (last_delivery_ns - first_send_ns) / 1e9 : secs;
+    qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
+    long hz = sysconf(_SC_CLK_TCK);
+    double server_cpu = opt_pid ? 100.0 * (double)(cpu1 - cpu0) / (double)hz / secs : 0;
+    double gen_cpu = 100.0 * (self1 - self0) / secs;
+    double other_cpu = 100.0 * (double)(busy1 - busy0) / (double)hz / secs - server_cpu - gen_cpu;
+    int ok = !timed_out && !gaps && !reorders && !missing && !errors && !bad_acks && !closes && !unacked;
+    printf("RESULT phase=%s server=%s games=%d spectators=%d moves=%d mode=%s%s%g "
+           "deliveries=%llu seconds=%.3f span=%.3f dps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
+           "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu unacked=%llu timed_out=%d "
+           "server_cpu_pct=%.1f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f ok=%d\n",
+           ph->name, opt_label, opt_games, opt_spectators, ph->moves, ph->burst ? "burst" : "paced",
+           ph->burst ? ":window=" : ":rate=", ph->burst ? (double)ph->window : ph->rate,
+           (unsigned long long)deliveries, secs, span, span > 0 ? deliveries / span : 0,
+           pct_ms(0.50), pct_ms(0.99), lat_n ? lat_us[lat_n - 1] / 1000.0 : 0,
+           (unsigned long long)(gaps + missing), (unsigned long long)reorders, (unsigned long long)errors,
+           (unsigned long long)bad_acks, (unsigned long long)closes, (unsigned long long)unacked, timed_out,
+           server_cpu, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu, ok);
+    fflush(stdout);
+    total_gaps += missing;
+    if (spect_open < opt_games * opt_spectators) fprintf(stderr, "fanload: %d spectators still open of %d\n", spect_open, opt_games * opt_spectators);
+}
+
+/* ---- main ---- */
+static void usage(void) {
+    fprintf(stderr,
+        "usage: fanload --port P [--pid SERVER_PID] [--label NAME] [--timeout SEC]\n"
+        "         (--games G --spectators N --phase NAME:paced:MOVES:RATE|NAME:burst:MOVES:WINDOW ... [--record FILE]\n"
+        "          | --idle N)\n"
+        "       [--kind klondike|plane] [--settle-ms MS] [--inflight K]\n");
+    exit(2);
+}
+
+static void parse_phase(const char *s) {
+    if (nphases == MAX_PHASES) die("too many phases");
+    Phase *p = &phases[nphases++];
+    char kind[16];
+    double a, b;
+    if (sscanf(s, "%31[^:]:%15[^:]:%lf:%lf", p->name, kind, &a, &b) != 4) die("bad phase %s", s);
+    p->moves = (int)a;
+    if (!strcmp(kind, "paced")) { p->burst = 0; p->rate = b; }
+    else if (!strcmp(kind, "burst")) { p->burst = 1; p->window = (int)b; }
+    else die("bad phase kind %s", kind);
+    if (p->moves < 1 || p->moves > 100000 || b <= 0) die("bad phase numbers in %s", s);
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) usage();
+        if (!strcmp(a, "--port")) opt_port = atoi(v);
+        else if (!strcmp(a, "--host")) opt_host = v;
+        else if (!strcmp(a, "--pid")) opt_pid = atoi(v);
+        else if (!strcmp(a, "--games")) opt_games = atoi(v);
+        else if (!strcmp(a, "--spectators")) opt_spectators = atoi(v);
+        else if (!strcmp(a, "--idle")) opt_idle = atoi(v);
+        else if (!strcmp(a, "--phase")) parse_phase(v);
+        else if (!strcmp(a, "--record")) opt_record = v;
+        else if (!strcmp(a, "--timeout")) opt_timeout = atoi(v);
+        else if (!strcmp(a, "--settle-ms")) opt_settle_ms = atoi(v);
+        else if (!strcmp(a, "--inflight")) opt_inflight = atoi(v);
+        else if (!strcmp(a, "--label")) opt_label = v;
+        else if (!strcmp(a, "--kind")) opt_kind = v;
+        else usage();
+        i++;
+    }
+    if (opt_port <= 0 || opt_port > 65535) usage();
+    if (opt_timeout < 1 || opt_timeout > 1800) die("--timeout must be 1..1800 seconds");
+    if (opt_inflight < 1 || opt_inflight > 2000) die("--inflight must be 1..2000");
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)opt_timeout);
+    signal(SIGPIPE, SIG_IGN);
+
+    memset(&server_addr, 0, sizeof server_addr);
+    server_addr.sin_family = AF_INET;
+    server_addr.sin_port = htons((uint16_t)opt_port);
+    if (inet_pton(AF_INET, opt_host, &server_addr.sin_addr) != 1) die("--host must be an IPv4 address");
+    if ((ntohl(server_addr.sin_addr.s_addr) >> 24) != 127) die("refusing to load anything but loopback (127.0.0.0/8)");
+
+    if (opt_idle) nconns = opt_idle;
+    else {
+        if (opt_games < 1 || opt_spectators < 0 || !nphases) usage();
+        nconns = opt_games * (1 + opt_spectators);
+    }
+    if (nconns < 1 || nconns > MAX_CONNS) die("connection count %d outside 1..%d", nconns, MAX_CONNS);
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < (rlim_t)nconns + 64) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+        if (rl.rlim_cur < (rlim_t)nconns + 64) die("open-file limit %llu too low for %d connections", (unsigned long long)rl.rlim_cur, nconns);
+    }
+
+    conns = calloc((size_t)nconns, sizeof *conns);
+    games = calloc((size_t)opt_games, sizeof *games);
+    gbuf = malloc(GBUF_SIZE);
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (!conns || !games || !gbuf || epfd < 0) die("setup failed");
+    rng_state ^= (uint32_t)getpid() * 2654435761u;
+
+    open_order = malloc((size_t)nconns * sizeof *open_order);
+    if (!open_order) die("out of memory");
+    if (opt_idle) {
+        for (int i = 0; i < nconns; i++) { conns[i].role = R_IDLE; open_order[i] = i; }
+        long before = proc_rss_kb();
+        int64_t t0 = now_ns();
+        pump_connects();
+        run_until(all_open, 120, "opening idle connections");
+        double open_s = (now_ns() - t0) / 1e9;
+        settle(10);
+        long after = proc_rss_kb();
+        int alive = open_count;
+        printf("RESULT phase=S3 server=%s conns=%d open=%d open_seconds=%.2f rss_before_kb=%ld rss_after_kb=%ld "
+               "bytes_per_conn=%.0f closes=%llu ok=%d\n",
+               opt_label, nconns, alive, open_s, before, after,
+               opt_pid ? (after - before) * 1024.0 / nconns : 0, (unsigned long long)total_closes,
+               alive == nconns && !total_errors);
+        return alive == nconns && !total_errors ? 0 : 1;
+    }
+
+    /* Layout: game g's player at g*(N+1), its spectators right after it. */
+    int total_moves = 0;
+    for (int p = 0; p < nphases; p++) total_moves += phases[p].moves;
+    for (int g = 0; g < opt_games; g++) {
+        games[g].player = g * (1 + opt_spectators);
+        games[g].send_ns = calloc((size_t)total_moves + 2, sizeof(int64_t));
+        conns[games[g].player].role = R_PLAYER;
+        conns[games[g].player].game = g;
+        for (int s = 1; s <= opt_spectators; s++) {
+            conns[games[g].player + s].role = R_SPECTATOR;
+            conns[games[g].player + s].game = g;
+        }
+    }
+    int k = 0;
+    for (int g = 0; g < opt_games; g++) open_order[k++] = games[g].player;
+    for (int i = 0; i < nconns; i++) if (conns[i].role == R_SPECTATOR) open_order[k++] = i;
+    if (opt_record && opt_spectators < 1) die("--record needs a spectator");
+    if (opt_record && !(record_fp = fopen(opt_record, "w"))) die("cannot write %s", opt_record);
+
+    int64_t t0 = now_ns();
+    pump_connects();
+    run_until(games_created, 60, "creating games");
+    double create_s = (now_ns() - t0) / 1e9;
+    run_until(spectators_joined, 180, "joining spectators");
+    double join_s = (now_ns() - t0) / 1e9;
+    settle(20);
+    fprintf(stderr, "fanload: %s: %d games created in %.2f s, %d spectators joined by %.2f s, settled at %.2f s, server rss %ld kB\n",
+            opt_label, opt_games, create_s, joined_count, join_s, (now_ns() - t0) / 1e9, proc_rss_kb());
+    for (int p = 0; p < nphases; p++) {
+        if (p) {
+            /* let the server's per-connection rate bucket (100 frames/s) refill between phases */
+            int64_t until = now_ns() + 1200000000LL;
+            while (now_ns() < until) poll_once(20);
+        }
+        run_phase(&phases[p]);
+    }
+    if (record_fp) fclose(record_fp);
+    int clean = !total_gaps && !total_reorders && !total_errors && !total_closes;
+    return clean ? 0 : 1;
+}

@@ -1,0 +1,127 @@
+/// One of the thirteen piles of a Klondike table.
+public enum PileID: Hashable, Sendable {
+    case stock, waste, foundation(Int), tableau(Int)
+
+    /// The pile's JSON Pointer into the public state, e.g. `/tableau/3`.
+    public var pointer: String {
+        guard let slot = slot else { return Target(self).pointer }
+        return KlondikePaths.piles[slot]
+    }
+
+    /// Position in the table's flat pile array (stock, waste, 4 foundations, 7 tableau piles),
+    /// or nil for an index out of range.
+    var slot: Int? {
+        switch self {
+        case .stock: return KlondikeTable.stock
+        case .waste: return KlondikeTable.waste
+        case .foundation(let i): return (0..<4).contains(i) ? KlondikeTable.foundations.lowerBound + i : nil
+        case .tableau(let i): return (0..<7).contains(i) ? KlondikeTable.tableau.lowerBound + i : nil
+        }
+    }
+
+    init(slot: Int) {
+        switch slot {
+        case KlondikeTable.stock: self = .stock
+        case KlondikeTable.waste: self = .waste
+        case KlondikeTable.foundations: self = .foundation(slot - KlondikeTable.foundations.lowerBound)
+        default: self = .tableau(slot - KlondikeTable.tableau.lowerBound)
+        }
+    }
+}
+
+/// A gesture's target: a JSON Pointer into the public state, in one of the forms
+/// the protocol allows (`/stock`, `/waste`, `/foundations/I`, `/tableau/I`, `/tableau/I/J`).
+public struct Target: Hashable, Sendable, CustomStringConvertible {
+    public var pile: PileID
+    /// A card of a tableau pile, 0 = bottom; nil means the pile (its top card).
+    public var cardIndex: Int?
+
+    public init(_ pile: PileID, cardIndex: Int? = nil) {
+        self.pile = pile
+        self.cardIndex = cardIndex
+    }
+
+    public static let stock = Target(.stock)
+    public static let waste = Target(.waste)
+    public static func foundation(_ i: Int) -> Target { Target(.foundation(i)) }
+    public static func tableau(_ i: Int, card: Int? = nil) -> Target { Target(.tableau(i), cardIndex: card) }
+
+    /// Parses a pointer such as `/tableau/2/4`; the leading `/` may be left out, as the
+    /// terminal shorthand allows. Anything that is not one of the protocol's forms is a
+    /// `bad-request`, including a card index on any pile but a tableau pile (`/waste/0`).
+    public static func parse(_ pointer: String) throws(GameError) -> Target {
+        var text = Substring(pointer)
+        if text.first == "/" { text = text.dropFirst() }
+        let tokens = text.split(separator: "/", omittingEmptySubsequences: false)
+        let target: Target?
+        switch (tokens.first, tokens.count) {
+        case ("stock", 1): target = .stock
+        case ("waste", 1): target = .waste
+        case ("foundations", 2):
+            target = index(tokens[1], below: 4).map { .foundation($0) }
+        case ("tableau", 2):
+            target = index(tokens[1], below: 7).map { .tableau($0) }
+        case ("tableau", 3):
+            if let pile = index(tokens[1], below: 7), let card = index(tokens[2], below: Int.max) {
+                target = .tableau(pile, card: card)
+            } else {
+                target = nil
+            }
+        default: target = nil
+        }
+        guard let target else {
+            throw .badRequest(
+                "bad-target",
+                "\"\(pointer)\" is not a target: use /stock, /waste, /foundations/0..3, /tableau/0..6 or /tableau/I/J")
+        }
+        return target
+    }
+
+    /// A JSON Pointer array index (`0` or digits without a leading zero) below `limit`.
+    /// Indices too large for `Int` read as `Int.max`: well formed, but past any pile's top.
+    private static func index(_ token: Substring, below limit: Int) -> Int? {
+        guard !token.isEmpty, token.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            token == "0" || token.first != "0"
+        else { return nil }
+        let value = Int(token) ?? Int.max
+        return value < limit || limit == Int.max ? value : nil
+    }
+
+    /// The canonical pointer, with its leading `/`.
+    public var pointer: String {
+        if let cardIndex {
+            guard let slot = pile.slot else { return Target(pile).pointer + "/\(cardIndex)" }
+            return KlondikePaths.card(slot, cardIndex)
+        }
+        switch pile {
+        case .stock: return "/stock"
+        case .waste: return "/waste"
+        case .foundation(let i): return "/foundations/\(i)"
+        case .tableau(let i): return "/tableau/\(i)"
+        }
+    }
+
+    public var description: String { pointer }
+}
+
+/// Pointer strings of every pile and card slot, built once: diffs name the same few
+/// hundred paths over and over, and sharing them keeps the move path free of string building.
+enum KlondikePaths {
+    static let piles: [String] = (0..<KlondikeTable.pileCount).map { slot in
+        switch slot {
+        case KlondikeTable.stock: "/stock"
+        case KlondikeTable.waste: "/waste"
+        case KlondikeTable.foundations: "/foundations/\(slot - KlondikeTable.foundations.lowerBound)"
+        default: "/tableau/\(slot - KlondikeTable.tableau.lowerBound)"
+        }
+    }
+
+    /// Enough for any pile of a 52-card table.
+    private static let cached = 53
+
+    private static let cards: [[String]] = piles.map { pile in (0..<cached).map { pile + "/\($0)" } }
+
+    static func card(_ slot: Int, _ index: Int) -> String {
+        index < cached ? cards[slot][index] : piles[slot] + "/\(index)"
+    }
+}

@@ -1,0 +1,45 @@
+import Prometheus
+
+/// The server's Prometheus metrics. Counters are atomics inside swift-prometheus,
+/// so any thread may update them; `/metrics` renders the registry.
+public final class ServerMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    let connections: Gauge
+    let connectionsOpened: Counter
+    let games: Gauge
+    let messagesIn: Counter
+    let messagesOut: Counter
+    let bytesOut: Counter
+    let moveLatency: DurationHistogram
+    private let errorCounters: [String: Counter]
+
+    private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "boardcast", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    public init() {
+        connections = registry.makeGauge(descriptor: Self.name("connections", "Open WebSocket connections"))
+        connectionsOpened = registry.makeCounter(
+            descriptor: Self.name("connections_opened", unit: "total", "WebSocket connections accepted"))
+        games = registry.makeGauge(descriptor: Self.name("games", "Games known to the server"))
+        messagesIn = registry.makeCounter(descriptor: Self.name("messages_in", unit: "total", "Frames received from clients"))
+        messagesOut = registry.makeCounter(descriptor: Self.name("messages_out", unit: "total", "Frames queued to clients"))
+        bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Payload bytes queued to clients"))
+        moveLatency = registry.makeDurationHistogram(
+            descriptor: Self.name("move_latency", unit: "seconds",
+                                  "From a move's arrival to its diff being queued to every member (storage commit included)"),
+            buckets: [.microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+                      .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+                      .milliseconds(100), .milliseconds(250), .seconds(1)])
+        var counters: [String: Counter] = [:]
+        for code in ErrorCode.allCases {
+            counters[code.rawValue] = registry.makeCounter(
+                descriptor: Self.name("errors", unit: "total", "Errors answered, by code"), labels: [("code", code.rawValue)])
+        }
+        errorCounters = counters
+    }
+
+    func countError(_ code: ErrorCode) { errorCounters[code.rawValue]?.increment() }
+
+    public func render() -> String { registry.emitToString() }
+}

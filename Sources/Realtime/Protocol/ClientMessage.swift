@@ -1,0 +1,157 @@
+import Core
+
+/// The protocol's error codes (PROTOCOL section 8), in the order checks run.
+public enum ErrorCode: String, Sendable, CaseIterable {
+    case badRequest = "bad-request"
+    case unknownType = "unknown-type"
+    case notFound = "not-found"
+    case notJoined = "not-joined"
+    case forbidden = "forbidden"
+    case illegalMove = "illegal-move"
+    case rateLimited = "rate-limited"
+}
+
+/// A refusal on its way to the client as an `error` message.
+public struct ProtocolError: Error, Sendable, Equatable {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    static func bad(_ message: String) -> ProtocolError { ProtocolError(.badRequest, message) }
+
+    init(_ error: GameError) {
+        self.init(error.code == .badRequest ? .badRequest : .illegalMove, error.message)
+    }
+}
+
+public enum GameKind: String, Sendable, CaseIterable {
+    case klondike, plane
+}
+
+/// A client message after the envelope checks: its id and what it asks.
+public struct ClientRequest: Sendable, Equatable {
+    /// The `id` as the client sent it (a string or an integer), echoed in the reply.
+    public var id: JSON?
+    public var command: ClientCommand
+}
+
+public enum ClientCommand: Sendable, Equatable {
+    case create(kind: GameKind, options: JSON)
+    case join(game: String, token: String, since: Int?)
+    case watch(game: String, since: Int?)
+    case leave
+    case list(follow: Bool?)
+    case show
+    case hint
+    /// A game command whose fields are read once the game's kind is known.
+    case gesture(type: String, message: JSON)
+}
+
+/// Turns a text frame into a request, or the error that answers it.
+public enum ClientMessageParser {
+    static let gestureTypes: Set<String> = ["tap", "double-tap", "drag", "reset", "undo", "add", "color", "alpha"]
+    static let maxIDLength = 64
+
+    /// The outcome of reading one frame: a request, or an error (with the id when one could be read).
+    public enum Parsed: Sendable, Equatable {
+        case request(ClientRequest)
+        case failure(ProtocolError, id: JSON?)
+    }
+
+    public static func parse(_ bytes: [UInt8]) -> Parsed {
+        let message: JSON
+        if let json = try? JSONText.parse(bytes) {
+            message = json
+        } else if looksLikeJSON(bytes) {
+            return .failure(.bad("malformed JSON"), id: nil)
+        } else {
+            let line = String(decoding: bytes, as: UTF8.self)
+            switch Shorthand.message(from: line) {
+            case .success(let json): message = json
+            case .failure(let error): return .failure(error, id: nil)
+            }
+        }
+        return parse(message: message)
+    }
+
+    /// A frame is a message when its first non-space character opens JSON (or it parses as JSON);
+    /// an empty or all-space frame is a bad request too, not a command line.
+    static func looksLikeJSON(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first(where: { !isSpace($0) }) else { return true }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    public static func parse(message: JSON) -> Parsed {
+        guard case .object = message else { return .failure(.bad("a message must be a JSON object"), id: nil) }
+        var id: JSON?
+        if let raw = message["id"] {
+            switch raw {
+            case .string(let s) where s.count <= maxIDLength: id = raw
+            case .int: id = raw
+            case .double where raw.intValue != nil: id = .int(raw.intValue!)
+            default:
+                return .failure(.bad("id must be a string of at most \(maxIDLength) characters or an integer"), id: nil)
+            }
+        }
+        guard let typeValue = message["type"] else { return .failure(.bad("missing type"), id: id) }
+        guard let type = typeValue.stringValue else { return .failure(.bad("type must be a string"), id: id) }
+        do {
+            let command = try command(type: type, message: message)
+            return .request(ClientRequest(id: id, command: command))
+        } catch {
+            return .failure(error, id: id)
+        }
+    }
+
+    private static func command(type: String, message: JSON) throws(ProtocolError) -> ClientCommand {
+        switch type {
+        case "create":
+            guard let kindName = message["kind"]?.stringValue else { throw .bad("create needs a kind") }
+            guard let kind = GameKind(rawValue: kindName) else { throw .bad("unknown kind \(kindName): klondike or plane") }
+            let options = message["options"] ?? .object([])
+            guard case .object = options else { throw .bad("options must be an object") }
+            return .create(kind: kind, options: options)
+        case "join":
+            let game = try gameID(message)
+            guard let token = message["token"]?.stringValue else { throw .bad("join needs a token") }
+            return .join(game: game, token: token, since: try since(message))
+        case "watch":
+            return .watch(game: try gameID(message), since: try since(message))
+        case "leave": return .leave
+        case "list":
+            switch message["follow"] {
+            case nil, .null?: return .list(follow: nil)
+            case .bool(let follow)?: return .list(follow: follow)
+            default: throw .bad("follow must be true or false")
+            }
+        case "show": return .show
+        case "hint": return .hint
+        case _ where gestureTypes.contains(type):
+            return .gesture(type: type, message: message)
+        default:
+            throw ProtocolError(.unknownType, "unknown type \(type)")
+        }
+    }
+
+    private static func gameID(_ message: JSON) throws(ProtocolError) -> String {
+        guard let game = message["game"]?.stringValue, !game.isEmpty else { throw .bad("game must be a game id") }
+        return game
+    }
+
+    private static func since(_ message: JSON) throws(ProtocolError) -> Int? {
+        switch message["since"] {
+        case nil, .null?: return nil
+        case let value?:
+            guard let n = value.intValue, n >= 0 else { throw .bad("since must be a non-negative integer") }
+            return n
+        }
+    }
+}

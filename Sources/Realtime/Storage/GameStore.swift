@@ -1,0 +1,99 @@
+import Core
+
+/// A game as stored: enough to rebuild it by replaying its commands through Core.
+public struct StoredGame: Sendable, Equatable {
+    public var id: String
+    /// `klondike` or `plane`.
+    public var kind: String
+    /// The full creation options, secret parts included (seed, deck, entropy): never shown to clients.
+    public var options: JSON
+    /// SHA-256 of the player token, hex. The token itself is never stored.
+    public var tokenHash: String
+    /// Seconds since the Unix epoch.
+    public var created: Double
+    public var updated: Double
+    /// `playing` or `won`.
+    public var status: String
+    /// The seq of the last stored command (0 for a game with none).
+    public var seq: Int
+
+    public init(id: String, kind: String, options: JSON, tokenHash: String, created: Double, updated: Double, status: String, seq: Int) {
+        self.id = id
+        self.kind = kind
+        self.options = options
+        self.tokenHash = tokenHash
+        self.created = created
+        self.updated = updated
+        self.status = status
+        self.seq = seq
+    }
+}
+
+/// One accepted command: the event that event sourcing replays.
+public struct StoredCommand: Sendable, Equatable {
+    public var game: String
+    /// The seq of the diff this command caused (1, 2, ...).
+    public var seq: Int
+    /// The command in its full JSON form (including any seed or deck, never `id` or `token`).
+    public var command: JSON
+    /// The player id that sent it (`p1`), or `server` for commands the server issues itself.
+    public var player: String
+    /// The client's `id` as JSON text (`"abc"` or `17`), for at-most-once across restarts.
+    public var clientID: String?
+    /// Seconds since the Unix epoch when it was applied.
+    public var time: Double
+
+    public init(game: String, seq: Int, command: JSON, player: String, clientID: String?, time: Double) {
+        self.game = game
+        self.seq = seq
+        self.command = command
+        self.player = player
+        self.clientID = clientID
+        self.time = time
+    }
+}
+
+/// One group commit: new games and commands, and the new summary rows of the games they touch.
+public struct StoreBatch: Sendable, Equatable {
+    public var games: [StoredGame] = []
+    public var commands: [StoredCommand] = []
+
+    public init(games: [StoredGame] = [], commands: [StoredCommand] = []) {
+        self.games = games
+        self.commands = commands
+    }
+
+    public var isEmpty: Bool { games.isEmpty && commands.isEmpty }
+
+    public mutating func append(_ other: StoreBatch) {
+        games.append(contentsOf: other.games)
+        commands.append(contentsOf: other.commands)
+    }
+}
+
+/// Where games live between restarts. Implementations are called from one writer
+/// thread for `write` and from the loading path for reads; they must be safe for that.
+public protocol GameStore: Sendable {
+    /// Every stored game's summary row, for the lobby and lazy loading.
+    func games() throws -> [StoredGame]
+    /// The commands of one game with seq > `after`, in seq order.
+    func commands(game: String, after seq: Int) throws -> [StoredCommand]
+    /// Writes the whole batch in one transaction (upserting game rows), durable on return.
+    func write(_ batch: StoreBatch) throws
+    /// One game's summary row, for loading a game on first use.
+    func game(id: String) throws -> StoredGame?
+    /// The command of `game` sent with client id `clientID` (JSON text, as stored), if any:
+    /// at-most-once across restarts without keeping every id in memory.
+    func command(game: String, clientID: String) throws -> StoredCommand?
+}
+
+extension GameStore {
+    // Correct for any store; SQLiteGameStore answers both from an index instead.
+    public func game(id: String) throws -> StoredGame? {
+        try games().first { $0.id == id }
+    }
+
+    public func command(game: String, clientID: String) throws -> StoredCommand? {
+        try commands(game: game, after: 0).first { $0.clientID == clientID }
+    }
+}

@@ -1,0 +1,300 @@
+import Core
+import Foundation
+import GRDB
+
+/// Games stored as events in one SQLite file: a summary row per game and every
+/// accepted command, replayed through Core to rebuild a game after a restart.
+///
+/// Durability: the database is in WAL mode. With `.full` (the default) every
+/// commit fsyncs the WAL, so an acknowledged move survives a `kill -9` *and* a
+/// power cut or kernel crash; `.normal` only writes the WAL, which survives a
+/// killed process but may lose the last commits on power loss. `CommitQueue`
+/// groups moves so the fsync is paid once per batch, not once per move (see the
+/// storage-bench figures).
+///
+/// Opening refuses, without changing it, a file that is not an SQLite database,
+/// fails `PRAGMA quick_check`, or was written by a newer schema: see `StorageError`.
+public final class SQLiteGameStore: GameStore {
+    public enum Durability: String, Sendable {
+        /// `PRAGMA synchronous = FULL`: survives power loss.
+        case full
+        /// `PRAGMA synchronous = NORMAL`: survives a crashed process, not a crashed machine.
+        case normal
+    }
+
+    public static let fileName = "boardcast.sqlite"
+    public static let lockFileName = "boardcast.lock"
+
+    /// The database file, or `:memory:`.
+    public let path: String
+    public let durability: Durability
+    private let database: any DatabaseWriter
+    private let lock: DataDirectoryLock?
+
+    /// Opens (creating if needed) `directory/boardcast.sqlite` and brings its schema up to date.
+    /// Throws `StorageError` when the file is damaged, newer, or in use by another server.
+    public init(directory: String, durability: Durability = .full) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError.cannotOpen(path: directory, detail: "cannot create the directory: \(error.localizedDescription)")
+        }
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(Self.fileName).path
+        let lock = try DataDirectoryLock(
+            path: URL(fileURLWithPath: directory).appendingPathComponent(Self.lockFileName).path,
+            directory: directory)
+        // Checked read-only before DatabasePool opens it: the pool writes at once (WAL set-up).
+        try Self.checkExistingFile(at: path)
+        let pool: DatabasePool
+        do {
+            var configuration = Configuration()
+            configuration.label = "boardcast"
+            // Another process (an operator's sqlite3 shell) may briefly hold a lock; wait rather than fail a commit.
+            configuration.busyMode = .timeout(5)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // After the pool's own set-up, which sets NORMAL; only the writer connection commits.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+            }
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw Self.openingError(error, path: path)
+        }
+        self.path = path
+        self.durability = durability
+        self.database = pool
+        self.lock = lock
+    }
+
+    private init(memory: DatabaseQueue) {
+        self.path = ":memory:"
+        self.durability = .normal
+        self.database = memory
+        self.lock = nil
+    }
+
+    /// A store that keeps nothing past the process (`--data :memory:`), with the same behaviour otherwise.
+    public static func inMemory() throws -> SQLiteGameStore {
+        let queue = try DatabaseQueue()
+        try migrator.migrate(queue)
+        return SQLiteGameStore(memory: queue)
+    }
+
+    /// Closes the database and releases the data directory. Calls after this throw.
+    public func close() throws {
+        defer { lock?.release() }
+        try database.close()
+    }
+
+    // MARK: GameStore
+
+    public func games() throws -> [StoredGame] {
+        try database.read { db in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(Self.gameColumns) FROM game ORDER BY created, id"))
+            var games: [StoredGame] = []
+            while let row = try rows.next() { games.append(try decodeGame(row)) }
+            return games
+        }
+    }
+
+    public func game(id: String) throws -> StoredGame? {
+        try database.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.gameColumns) FROM game WHERE id = ?")
+            return try Row.fetchOne(statement, arguments: [id]).map(decodeGame)
+        }
+    }
+
+    public func commands(game: String, after seq: Int) throws -> [StoredCommand] {
+        try database.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(Self.commandColumns) FROM command WHERE game = ? AND seq > ? ORDER BY seq")
+            let rows = try Row.fetchCursor(statement, arguments: [game, seq])
+            var commands: [StoredCommand] = []
+            while let row = try rows.next() { commands.append(try decodeCommand(row)) }
+            return commands
+        }
+    }
+
+    public func command(game: String, clientID: String) throws -> StoredCommand? {
+        try database.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(Self.commandColumns) FROM command WHERE game = ? AND client_id = ? ORDER BY seq LIMIT 1")
+            return try Row.fetchOne(statement, arguments: [game, clientID]).map(decodeCommand)
+        }
+    }
+
+    /// One transaction: game rows upserted (the last row of a game in the batch wins),
+    /// then commands inserted. A command whose (game, seq) is already stored, or whose
+    /// game has no row, fails the whole batch: both mean the caller lost track of a game.
+    public func write(_ batch: StoreBatch) throws {
+        guard !batch.isEmpty else { return }
+        try database.write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, options = excluded.options,
+                    token_hash = excluded.token_hash, created = excluded.created, updated = excluded.updated,
+                    status = excluded.status, seq = excluded.seq
+                """)
+            for game in Self.lastRowPerGame(batch.games) {
+                try upsert.execute(arguments: [
+                    game.id, game.kind, game.options.encoded, game.tokenHash,
+                    game.created, game.updated, game.status, game.seq,
+                ])
+            }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO command (game, seq, command, player, client_id, time) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for command in batch.commands {
+                try insert.execute(arguments: [
+                    command.game, command.seq, command.command.encoded, command.player, command.clientID, command.time,
+                ])
+            }
+        }
+    }
+
+    // MARK: Schema
+
+    static let gameColumns = "id, kind, options, token_hash, created, updated, status, seq"
+    static let commandColumns = "game, seq, command, player, client_id, time"
+
+    /// Migrations are append-only: a released one is never edited, a change is a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-games-and-commands") { db in
+            // STRICT: a wrongly typed value is an error, not silently stored.
+            // WITHOUT ROWID: commands are clustered by (game, seq), so a replay is one range scan.
+            try db.execute(sql: """
+                CREATE TABLE game (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    options TEXT NOT NULL,
+                    token_hash TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    updated REAL NOT NULL,
+                    status TEXT NOT NULL,
+                    seq INTEGER NOT NULL
+                ) STRICT;
+                CREATE TABLE command (
+                    game TEXT NOT NULL REFERENCES game (id),
+                    seq INTEGER NOT NULL,
+                    command TEXT NOT NULL,
+                    player TEXT NOT NULL,
+                    client_id TEXT,
+                    time REAL NOT NULL,
+                    PRIMARY KEY (game, seq)
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX command_client_id ON command (game, client_id) WHERE client_id IS NOT NULL;
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Decoding
+
+    private func decodeGame(_ row: Row) throws -> StoredGame {
+        let id: String = row[0]
+        return StoredGame(
+            id: id, kind: row[1], options: try decodeJSON(row[2], what: "options of game \(id)"),
+            tokenHash: row[3], created: row[4], updated: row[5], status: row[6], seq: row[7])
+    }
+
+    private func decodeCommand(_ row: Row) throws -> StoredCommand {
+        let game: String = row[0]
+        let seq: Int = row[1]
+        return StoredCommand(
+            game: game, seq: seq, command: try decodeJSON(row[2], what: "command \(seq) of game \(game)"),
+            player: row[3], clientID: row[4], time: row[5])
+    }
+
+    private func decodeJSON(_ text: String, what: String) throws -> JSON {
+        do {
+            return try JSONText.parse(text)
+        } catch {
+            throw StorageError.damaged(path: path, detail: "the \(what) is not JSON: \(error)")
+        }
+    }
+
+    private static func lastRowPerGame(_ games: [StoredGame]) -> [StoredGame] {
+        guard games.count > 1 else { return games }
+        var latest: [String: Int] = [:]
+        for (i, game) in games.enumerated() { latest[game.id] = i }
+        return games.indices.filter { latest[games[$0].id] == $0 }.map { games[$0] }
+    }
+
+    // MARK: Opening safely
+
+    /// Looks at an existing file without writing to it: the header, then `quick_check`
+    /// and the migrations it records, on a read-only connection.
+    private static func checkExistingFile(at path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        let header = try? handle.read(upToCount: 100) ?? Data()
+        try? handle.close()
+        guard let header, !header.isEmpty else { return }  // SQLite writes nothing until the first commit
+        guard header.count == 100 else {
+            throw StorageError.damaged(path: path, detail: "the file is only \(header.count) bytes long")
+        }
+        guard header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+            throw StorageError.damaged(path: path, detail: "the file does not start with the SQLite header")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let problems = try quickCheck(db)
+                if problems != ["ok"] {
+                    throw StorageError.damaged(
+                        path: path, detail: "quick_check: " + problems.prefix(4).joined(separator: "; "))
+                }
+                let applied = try migrator.appliedIdentifiers(db)
+                let unknown = applied.subtracting(migrator.migrations)
+                if !unknown.isEmpty {
+                    throw StorageError.newerSchema(path: path, unknownMigrations: unknown.sorted())
+                }
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw openingError(error, path: path)
+        }
+    }
+
+    /// quick_check's report lines. It may report a bad page and then fail on it,
+    /// so lines read before an error are kept: they say where the damage is.
+    private static func quickCheck(_ db: Database) throws -> [String] {
+        var lines: [String] = []
+        do {
+            let cursor = try String.fetchCursor(db, sql: "PRAGMA quick_check")
+            while let line = try cursor.next() {
+                if !line.hasPrefix("*** in database") { lines.append(line) }
+            }
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            lines.append(error.message ?? "\(error)")
+        }
+        return lines
+    }
+
+    private static func openingError(_ error: any Error, path: String) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return StorageError.damaged(path: path, detail: error.message ?? "\(error)")
+        default:
+            return StorageError.cannotOpen(path: path, detail: "\(error)")
+        }
+    }
+
+    // MARK: For tests and maintenance
+
+    /// Runs SQL outside the store's rules (tests use it to fake a newer schema).
+    func executeRawSQL(_ sql: String) throws {
+        try database.writeWithoutTransaction { try $0.execute(sql: sql) }
+    }
+
+    /// A PRAGMA's value as the writer connection sees it (`journal_mode`, `synchronous`).
+    func writerPragma(_ name: String) throws -> String? {
+        try database.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA \(name)") }
+    }
+}

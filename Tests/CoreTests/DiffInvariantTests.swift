@@ -1,0 +1,147 @@
+import Testing
+@testable import Core
+
+/// The protocol's central promise (section 4), checked by an RFC 6902 apply
+/// that shares no code with the games: for every accepted gesture, its ops
+/// applied to the document before give exactly the document after; a refused
+/// gesture leaves the document byte for byte as it was.
+@Suite struct DiffInvariantTests {
+    /// Checks one gesture's result against the documents around it; returns whether it was accepted.
+    @discardableResult
+    static func checkInvariant(
+        before: String, after: String, result: Result<MoveOutcome, GameError>, gesture: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        switch result {
+        case .success(let outcome):
+            #expect(!outcome.diff.isEmpty, "accepted with no ops: \(gesture())", sourceLocation: sourceLocation)
+            do {
+                let patched = try applyJSONPatch(outcome.diff.encodedOps, to: before)
+                #expect(jsonValuesEqual(patched, try parseJSONText(after)),
+                        "\(gesture()): ops \(outcome.diff.encodedOps) on \(before) do not give \(after)",
+                        sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("\(gesture()): ops \(outcome.diff.encodedOps) do not apply to \(before): \(error)",
+                             sourceLocation: sourceLocation)
+            }
+            return true
+        case .failure:
+            #expect(before == after, "refused \(gesture()) changed the document", sourceLocation: sourceLocation)
+            return false
+        }
+    }
+
+    // MARK: Plane
+
+    static let planeSeeds: [UInt64] = Array(1...100)
+    static let planeGesturesPerSeed = 200
+
+    @Test(arguments: [0, 1, 2, 3])
+    func planeDiffsPatchTheDocument(quarter: Int) throws {
+        var accepted = 0, refused = 0
+        for seed in Self.planeSeeds where Int(seed % 4) == quarter {
+            // Odd sizes on some seeds so clamping meets fractional edges.
+            let width: Double = seed % 3 == 0 ? 640.5 : 1024
+            let height: Double = seed % 5 == 0 ? 100 : 768
+            var plane = try Plane(options: PlaneOptions(width: width, height: height, seed: seed))
+            var gestures = PlaneGestureGenerator(seed: seed &* 7919)
+            var before = plane.publicState.encoded
+            for _ in 0..<Self.planeGesturesPerSeed {
+                let (command, player) = gestures.next(on: plane)
+                let result = plane.apply(command, context: MoveContext(player: player, time: 0))
+                let after = plane.publicState.encoded
+                if Self.checkInvariant(before: before, after: after, result: result, gesture: "seed \(seed) \(player) \(command)") {
+                    accepted += 1
+                } else {
+                    refused += 1
+                }
+                Self.checkPlaneShape(plane, seed: seed)
+                before = after
+            }
+        }
+        // The generator must exercise both sides, or the test proves little.
+        print("COUNTS", accepted, refused); #expect(accepted > 2000 && refused > 500, "accepted \(accepted), refused \(refused)")
+    }
+
+    static func checkPlaneShape(_ plane: Plane, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation) {
+        let outside = plane.rectangles.first { r in
+            !(r.x >= 0 && r.y >= 0 && r.x + r.width <= plane.width && r.y + r.height <= plane.height)
+        }
+        #expect(outside == nil, "seed \(seed): \(outside!) sticks out", sourceLocation: sourceLocation)
+        #expect(Set(plane.rectangles.map(\.id)).count == plane.rectangles.count, "seed \(seed): duplicate ids",
+                sourceLocation: sourceLocation)
+    }
+}
+
+/// Random plane gestures in their valid wire form, aimed often enough at
+/// rectangles to succeed and often enough elsewhere to be refused.
+struct PlaneGestureGenerator {
+    var rng: SplitMix64
+
+    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+
+    mutating func int(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+    mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
+
+    mutating func coordinate(_ side: Double) -> Double {
+        switch int(10) {
+        case 0: return -50 + Double(int(100))  // around the low edge, sometimes outside
+        case 1: return side - 50 + Double(int(100))  // around the high edge
+        case 2: return Double(int(Int(side) + 1)) + Double(int(4)) / 4  // quarter fractions
+        default: return Double(int(Int(side) + 1))
+        }
+    }
+
+    /// A point on a random rectangle (corners and edges included) or anywhere.
+    mutating func point(on plane: Plane) -> PlanePoint {
+        if !plane.rectangles.isEmpty, chance(70) {
+            let r = plane.rectangles[int(plane.rectangles.count)]
+            switch int(4) {
+            case 0: return PlanePoint(x: r.x, y: r.y)
+            case 1: return PlanePoint(x: r.x + r.width, y: r.y + r.height)
+            default: return PlanePoint(x: r.x + Double(int(Int(r.width) + 1)), y: r.y + Double(int(Int(r.height) + 1)))
+            }
+        }
+        return PlanePoint(x: coordinate(plane.width), y: coordinate(plane.height))
+    }
+
+    mutating func next(on plane: Plane) -> (PlaneCommand, String) {
+        let player = ["p1", "p2", "p3"][int(3)]
+        let command: PlaneCommand
+        switch int(100) {
+        case 0..<15: command = .tap(point(on: plane))
+        case 15..<25: command = .doubleTap(point(on: plane))
+        case 25..<45:
+            let from = point(on: plane)
+            let to = chance(10) ? from : PlanePoint(x: from.x + Double(int(801)) - 400, y: from.y + Double(int(601)) - 300)
+            command = .drag(from: from, to: to)
+        case 45..<47: command = .reset
+        case 47..<60: command = .add(randomSpec(plane))
+        case 60..<75:
+            switch int(4) {
+            case 0: command = .color(nil)
+            case 1: command = .color(RGB(r: int(300) - 20, g: int(256), b: int(256)))
+            default:
+                let current = plane.selection(of: player).flatMap { id in plane.rectangles.first { $0.id == id } }?.color
+                command = .color(chance(30) ? current : RGB(r: int(256), g: int(256), b: int(256)))
+            }
+        case 75..<92: command = .alpha(step: [1, -1, 1, -1, 1, -1, 2, 0][int(8)])
+        case 92..<96: command = .leave
+        default: command = .tap(PlanePoint(x: chance(50) ? .nan : 1, y: chance(50) ? .infinity : 1))
+        }
+        return (command, player)
+    }
+
+    mutating func randomSpec(_ plane: Plane) -> RectangleSpec {
+        var spec = RectangleSpec()
+        if chance(30) { spec.x = coordinate(plane.width) }
+        if chance(30) { spec.y = coordinate(plane.height) }
+        if chance(20) { spec.width = [0, 1, 20.5, 150, plane.width, plane.width + 1][int(6)] }
+        if chance(20) { spec.height = [-3, 1, 33.25, 120, plane.height, .nan][int(6)] }
+        if chance(20) { spec.r = int(260) }
+        if chance(20) { spec.g = int(256) }
+        if chance(20) { spec.b = int(256) }
+        if chance(20) { spec.alpha = int(12) }
+        return spec
+    }
+}

@@ -1,0 +1,145 @@
+import Core
+import Foundation
+import Realtime
+import Testing
+
+/// What a queue reported through its callbacks.
+private final class Reports: Sendable {
+    let committed = Locked<[UInt64]>([])
+    let failures = Locked<[String]>([])
+
+    func queue(for store: any GameStore) -> CommitQueue {
+        CommitQueue(
+            store: store,
+            onCommitted: { ticket in self.committed.withValue { $0.append(ticket) } },
+            onFailure: { error in self.failures.withValue { $0.append("\(error)") } })
+    }
+}
+
+@Suite struct CommitQueueTests {
+    @Test func manySubmitsFromSeveralThreadsAreAllDurableAfterFlush() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteGameStore(directory: directory)
+            let reports = Reports()
+            let queue = reports.queue(for: store)
+            let threads = 4
+            let movesPerGame = 250
+            let tickets = Locked<[UInt64]>([])
+            // Each thread plays its own game, as the server's games each submit in their own order.
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                let game = "game\(thread)"
+                var mine: [UInt64] = [queue.submit(StoreBatch(games: [klondikeGame(game)]))]
+                for seq in 1...movesPerGame {
+                    mine.append(queue.submit(StoreBatch(
+                        games: [klondikeGame(game, seq: seq)],
+                        commands: [dragCommand(game: game, seq: seq, clientID: "\"\(thread)-\(seq)\"")])))
+                }
+                #expect(mine == mine.sorted())
+                tickets.withValue { $0.append(contentsOf: mine) }
+            }
+            queue.flush()
+
+            let allTickets = tickets.withValue { $0 }
+            #expect(Set(allTickets) == Set(1...UInt64(threads * (movesPerGame + 1))))
+            let committed = reports.committed.withValue { $0 }
+            #expect(committed == committed.sorted() && Set(committed).count == committed.count)
+            #expect(committed.last == UInt64(allTickets.count))
+            #expect(queue.durableTicket == UInt64(allTickets.count))
+            // Group commit: far fewer transactions than batches (each thread submits faster than fsync).
+            #expect(committed.count < allTickets.count)
+            for thread in 0..<threads {
+                let commands = try store.commands(game: "game\(thread)", after: 0)
+                #expect(commands.map(\.seq) == Array(1...movesPerGame))
+                #expect(commands.last?.clientID == "\"\(thread)-\(movesPerGame)\"")
+                #expect(try store.game(id: "game\(thread)")?.seq == movesPerGame)
+            }
+            #expect(reports.failures.withValue { $0 }.isEmpty)
+            queue.close()
+        }
+    }
+
+    @Test func eachTicketIsReportedBeforeFlushReturns() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteGameStore(directory: directory)
+            let reports = Reports()
+            let queue = reports.queue(for: store)
+            let first = queue.submit(StoreBatch(games: [klondikeGame("g")]))
+            queue.flush()
+            #expect(reports.committed.withValue { $0 } == [first])
+            for seq in 1...20 {
+                let ticket = queue.submit(StoreBatch(games: [klondikeGame("g", seq: seq)], commands: [dragCommand(game: "g", seq: seq)]))
+                queue.flush()
+                #expect(reports.committed.withValue { $0.last } == ticket)
+                #expect(try store.commands(game: "g", after: seq - 1).map(\.seq) == [seq])
+            }
+            let empty = queue.submit(StoreBatch())
+            queue.flush()
+            #expect(reports.committed.withValue { $0.last } == empty)
+            queue.close()
+        }
+    }
+
+    @Test func closeWritesWhatIsPending() throws {
+        try withTemporaryDirectory { directory in
+            let commands = (1...500).map { dragCommand(game: "g", seq: $0) }
+            do {
+                let store = try SQLiteGameStore(directory: directory)
+                let reports = Reports()
+                let queue = reports.queue(for: store)
+                queue.submit(StoreBatch(games: [klondikeGame("g")]))
+                for command in commands { queue.submit(StoreBatch(commands: [command])) }
+                queue.close()
+                #expect(reports.committed.withValue { $0.last } == 501)
+                // A submit after close is refused out loud, never dropped silently.
+                queue.submit(StoreBatch(commands: [dragCommand(game: "g", seq: 501)]))
+                #expect(reports.failures.withValue { $0 } == [
+                    "commit queue: batch 502 was not stored: the queue stopped after close()",
+                ])
+                try store.close()
+            }
+            let reopened = try SQLiteGameStore(directory: directory)
+            #expect(try reopened.commands(game: "g", after: 0) == commands)
+        }
+    }
+
+    @Test func aFailedWriteIsReportedAndStopsTheQueue() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteGameStore(directory: directory)
+            let reports = Reports()
+            let queue = reports.queue(for: store)
+            let good = queue.submit(StoreBatch(games: [klondikeGame("g")], commands: [dragCommand(game: "g", seq: 1)]))
+            queue.flush()
+            // A command for a game that has no row: the foreign key fails the transaction.
+            let bad = queue.submit(StoreBatch(commands: [dragCommand(game: "ghost", seq: 1)]))
+            queue.flush()  // returns: the queue has failed, so nothing more can become durable
+
+            #expect(queue.failure != nil)
+            #expect(queue.durableTicket == good)
+            #expect(reports.committed.withValue { $0 } == [good])
+            let failures = reports.failures.withValue { $0 }
+            #expect(failures.count == 1)
+            #expect(failures.first?.contains("FOREIGN KEY") == true)
+
+            let after = queue.submit(StoreBatch(games: [klondikeGame("g", seq: 2)], commands: [dragCommand(game: "g", seq: 2)]))
+            queue.flush()
+            #expect(after > bad)
+            #expect(reports.failures.withValue { $0.count } == 2)
+            #expect(reports.failures.withValue { $0.last }?.contains("was not stored") == true)
+            #expect(try store.commands(game: "g", after: 0).map(\.seq) == [1])
+            queue.close()
+        }
+    }
+
+    @Test func droppingTheQueueWritesWhatIsPendingAndStopsItsThread() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteGameStore(directory: directory)
+            let reports = Reports()
+            do {
+                let queue = reports.queue(for: store)
+                queue.submit(StoreBatch(games: [klondikeGame("g")], commands: [dragCommand(game: "g", seq: 1)]))
+            }
+            #expect(reports.committed.withValue { $0 } == [1])
+            #expect(try store.commands(game: "g", after: 0).count == 1)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+"""Fixtures: the real server process, shared or one per test."""
+from __future__ import annotations
+
+import pytest
+
+from e2e_server import ServerProcess
+
+
+@pytest.fixture(scope="session")
+def server():
+    """One server (in-memory store) shared by the tests that need nothing special.
+
+    Tests on it only look at games they created themselves."""
+    process = ServerProcess(data=":memory:", ping_interval=30).start()
+    yield process
+    code = process.terminate()
+    assert code == 0, f"shared server exited with {code} on SIGTERM:\n{process.output()}"
+
+
+@pytest.fixture
+def start_server():
+    """Starts servers with given options; any still running at the end get SIGTERM and must exit 0."""
+    started: list[ServerProcess] = []
+
+    def start(**options) -> ServerProcess:
+        process = ServerProcess(**options).start()
+        started.append(process)
+        return process
+
+    yield start
+    failures = []
+    for process in started:
+        if process.running:
+            code = process.terminate()
+            if code != 0:
+                failures.append(f"exit {code}:\n{process.output()}")
+    assert not failures, failures

@@ -1,0 +1,79 @@
+"""A WebSocket client written by hand on a TCP socket (RFC 6455), for what a
+library would not do: never answer pings, send odd frames, vanish mid-frame."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import os
+import socket
+import struct
+
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
+
+
+def frame(opcode: int, payload: bytes, fin: bool = True, masked: bool = True) -> bytes:
+    head = bytes([(0x80 if fin else 0) | opcode])
+    length = len(payload)
+    mask_bit = 0x80 if masked else 0
+    if length < 126:
+        head += bytes([mask_bit | length])
+    elif length < 65536:
+        head += bytes([mask_bit | 126]) + struct.pack("!H", length)
+    else:
+        head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
+    if not masked:
+        return head + payload
+    key = os.urandom(4)
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+class RawWebSocket:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, host: str, port: int, path: str = "/ws", timeout: float = 5.0) -> "RawWebSocket":
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+        lines = head.decode("latin-1").split("\r\n")
+        assert lines[0].split(" ")[1] == "101", lines[0]
+        headers = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
+        accept = base64.b64encode(hashlib.sha1((key + GUID).encode()).digest()).decode()
+        assert headers.get("sec-websocket-accept") == accept, headers
+        return cls(reader, writer)
+
+    async def send(self, opcode: int, payload: bytes, fin: bool = True) -> None:
+        self.writer.write(frame(opcode, payload, fin))
+        await self.writer.drain()
+
+    async def send_text(self, text: str) -> None:
+        await self.send(TEXT, text.encode())
+
+    async def recv(self, timeout: float = 5.0) -> tuple[int, bytes] | None:
+        """The next whole frame from the server as (opcode, payload); None once the socket closed."""
+        try:
+            first = await asyncio.wait_for(self.reader.readexactly(2), timeout)
+            length = first[1] & 0x7F
+            if length == 126:
+                length = struct.unpack("!H", await self.reader.readexactly(2))[0]
+            elif length == 127:
+                length = struct.unpack("!Q", await self.reader.readexactly(8))[0]
+            if first[1] & 0x80:
+                raise AssertionError("a server must not mask its frames")
+            payload = await self.reader.readexactly(length)
+            return first[0] & 0x0F, payload
+        except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError):
+            return None
+
+    def drop(self, reset: bool = True) -> None:
+        """Goes away without a close frame: RST (linger 0) or a bare FIN."""
+        sock = self.writer.get_extra_info("socket")
+        if reset and sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.writer.transport.abort()

@@ -1,0 +1,197 @@
+"""Frame limits, binary frames, the rate limit and pings."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from e2e_client import Client, run
+from rawws import PING, PONG, TEXT, RawWebSocket
+
+LIMIT = 64 * 1024
+
+
+def padded_list(size: int, request_id: str) -> str:
+    head = '{"type":"list","id":"' + request_id + '","pad":"'
+    frame = head + "x" * (size - len(head) - 2) + '"}'
+    assert len(frame.encode()) == size
+    return frame
+
+
+@pytest.mark.parametrize("compression", [None, "deflate"])
+def test_message_over_64k_closes_with_1009(server, compression):
+    async def scenario():
+        client = await Client.connect(server.ws(), "big", compression=compression)
+        bystander = await Client.connect(server.ws(), "bystander")
+        await client.send_raw(padded_list(LIMIT + 1, "too-big"))
+        code = await client.wait_closed(5)
+        assert code == 1009, f"expected close 1009, got {code}"
+        assert not [m for m in client.messages if isinstance(m, dict) and m.get("id") == "too-big"]
+        assert (await bystander.request({"type": "list"})).ok
+        await bystander.close()
+    run(scenario())
+
+
+@pytest.mark.parametrize("compression", [None, "deflate"])
+def test_message_of_exactly_64k_is_read(server, compression):
+    async def scenario():
+        client = await Client.connect(server.ws(), "edge", compression=compression)
+        reply = await client.request_raw(padded_list(LIMIT, "edge"), "edge")
+        assert reply.ok or reply.ack["code"] == "bad-request", reply
+        assert client.is_open
+        assert (await client.request({"type": "list"})).ok
+        await client.close()
+    run(scenario())
+
+
+def test_fragmented_message_over_64k_closes_with_1009(server):
+    """The limit is on the message, not on each frame of it."""
+    async def scenario():
+        raw = await RawWebSocket.connect(server.host, server.port)
+        frame = padded_list(LIMIT + 1, "frag").encode()
+        half = len(frame) // 2
+        await raw.send(TEXT, frame[:half], fin=False)
+        await raw.send(0x0, frame[half:], fin=True)
+        close_code = None
+        for _ in range(50):
+            received = await raw.recv(5)
+            if received is None:
+                break
+            opcode, payload = received
+            if opcode == 0x8:
+                close_code = int.from_bytes(payload[:2], "big")
+                break
+        assert close_code == 1009, f"expected a close frame with 1009, got {close_code}"
+        raw.drop()
+    run(scenario())
+
+
+def test_binary_frame_is_bad_request(server):
+    async def scenario():
+        client = await Client.connect(server.ws())
+        mark = client.mark()
+        await client.send_raw(b"\x00\x01\x02binary")
+        error = await client.next_error(mark)
+        assert error["code"] == "bad-request" and "id" not in error
+        assert (await client.request({"type": "list"})).ok
+        await client.close()
+    run(scenario())
+
+
+def test_rate_limit(server):
+    async def scenario():
+        client = await Client.connect(server.ws(), "flood")
+        mark = client.mark()
+        # 150 frames at once, bypassing the client's own pacing.
+        for i in range(150):
+            await client.ws.send(json.dumps({"type": "leave", "id": f"r{i}"}))
+        # Once a later frame is answered, every earlier frame has been answered or refused.
+        reply = None
+        for _ in range(100):
+            attempt = client.mark()
+            await client.ws.send(json.dumps({"type": "list", "id": "after"}))
+            answer = await client.expect(lambda m: isinstance(m, dict) and m.get("type") == "error"
+                                         and m.get("code") == "rate-limited"
+                                         or isinstance(m, dict) and m.get("id") == "after", attempt)
+            if answer.get("id") == "after":
+                reply = answer
+                break
+            await asyncio.sleep(0.02)  # pacing retries while the bucket refills
+        assert reply is not None and reply["type"] == "ack", "frames work again after the flood"
+        answered = [m for m in client.messages[mark:] if isinstance(m, dict)
+                    and isinstance(m.get("id"), str) and m["id"].startswith("r")]
+        limited = [m for m in client.messages[mark:] if isinstance(m, dict) and m.get("code") == "rate-limited"]
+        assert limited, "150 frames at once must hit the limit of 100 a second"
+        assert all("id" not in m for m in limited), "a frame over the limit is not read: its error has no id"
+        assert all(m["code"] == "not-joined" for m in answered)
+        ids = [m["id"] for m in answered]
+        assert len(ids) == len(set(ids)), "each id answered once"
+        assert 100 <= len(ids) < 150, f"{len(ids)} of 150 read: a bucket of 100"
+        assert client.is_open
+        await client.close()
+    run(scenario())
+
+
+def test_rate_limit_of_one_connection_does_not_stall_others(server):
+    async def scenario():
+        flooder = await Client.connect(server.ws(), "flood")
+        calm = await Client.connect(server.ws(), "calm")
+        game = (await calm.create("klondike", seed=1)).one("created")["game"]
+        flood = asyncio.create_task(flooder.ws.send(
+            (json.dumps({"type": "watch", "game": game}) for _ in range(2000))))
+        started = time.monotonic()
+        for _ in range(20):
+            await calm.move({"type": "tap", "target": "/stock"})
+        assert time.monotonic() - started < 5
+        await asyncio.wait_for(flood, 10)
+        assert calm.is_open
+        await flooder.close()
+        await calm.close()
+    run(scenario())
+
+
+def test_pings_keep_answering_clients_and_drop_silent_ones(start_server):
+    server = start_server(ping_interval=1)
+
+    async def answering(raw: RawWebSocket, stop: asyncio.Event, pings: list[float], three: asyncio.Event):
+        """Answers every ping; returns "open" once told to stop, "closed" if the server dropped it."""
+        while not stop.is_set():
+            received = await raw.recv(timeout=6)
+            if received is None:
+                return "closed"
+            opcode, payload = received
+            if opcode == PING:
+                pings.append(time.monotonic())
+                await raw.send(PONG, payload)
+                if len(pings) >= 3:
+                    three.set()
+        return "open"
+
+    async def silent(raw: RawWebSocket, pings: list[float]) -> float:
+        """Never answers; returns when the server closed the socket."""
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            received = await raw.recv(timeout=max(0.1, deadline - time.monotonic()))
+            if received is None:
+                return time.monotonic()
+            if received[0] == PING:
+                pings.append(time.monotonic())
+        raise AssertionError("a client that never answers pings was not dropped within 6 s")
+
+    async def scenario():
+        library = await Client.connect(server.ws(), "library")  # websockets answers pings itself
+        started = time.monotonic()
+        polite_raw = await RawWebSocket.connect(server.host, server.port)
+        mute_raw = await RawWebSocket.connect(server.host, server.port)
+        stop, three = asyncio.Event(), asyncio.Event()
+        polite_pings: list[float] = []
+        mute_pings: list[float] = []
+        polite = asyncio.create_task(answering(polite_raw, stop, polite_pings, three))
+        dropped_at = await silent(mute_raw, mute_pings)
+        lifetime = dropped_at - started
+        assert mute_pings, "the server pings every --ping-interval"
+        assert 0.9 <= lifetime <= 3.6, f"dropped after {lifetime:.2f}s; expected within ~2-3 intervals"
+        # The answering clients outlive it, keep being pinged, and still work.
+        await asyncio.wait_for(three.wait(), 4)
+        assert not polite.done(), f"an answering client was dropped: {polite.result()}"
+        assert polite_pings[-1] - started > lifetime
+        stop.set()
+        await polite_raw.send_text('{"type":"list","id":"still-here"}')
+        assert await asyncio.wait_for(polite, 6) == "open"
+        for _ in range(20):
+            received = await polite_raw.recv(5)
+            assert received is not None, "the answering client was dropped"
+            if received[0] == PING:
+                await polite_raw.send(PONG, received[1])
+            elif received[0] == TEXT and b'"still-here"' in received[1]:
+                assert json.loads(received[1])["type"] == "ack"
+                break
+        else:
+            raise AssertionError("no ack for the answering client")
+        assert library.is_open
+        assert (await library.request({"type": "list"})).ok
+        polite_raw.drop()
+        await library.close()
+    run(scenario())

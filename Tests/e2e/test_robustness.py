@@ -1,0 +1,79 @@
+"""200 clients that vanish without a close handshake."""
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.parse
+
+import requests
+
+from e2e_client import Client, fresh_snapshot, run
+from rawws import TEXT, RawWebSocket, frame
+
+CLIENTS = 200
+PLAYERS = 50
+
+
+async def read_until_joined(raw: RawWebSocket) -> dict:
+    for _ in range(20):
+        received = await raw.recv(5)
+        assert received is not None, "closed before joined"
+        if received[0] == TEXT:
+            message = json.loads(received[1])
+            if message.get("type") == "joined":
+                return message
+            assert message.get("type") != "error", message
+    raise AssertionError("no joined")
+
+
+def test_200_clients_dropped_without_close(server):
+    async def scenario():
+        owner = await Client.connect(server.ws(), "owner")
+        created = (await owner.create("klondike", seed=55)).one("created")
+        game, token = created["game"], created["token"]
+
+        async def arrive(i: int) -> RawWebSocket:
+            if i < PLAYERS:  # players by query string
+                path = "/ws?" + urllib.parse.urlencode({"game": game, "token": token})
+                raw = await RawWebSocket.connect(server.host, server.port, path)
+            elif i % 2:  # spectators by query string
+                raw = await RawWebSocket.connect(server.host, server.port, f"/ws?watch={game}")
+            else:  # spectators by message
+                raw = await RawWebSocket.connect(server.host, server.port)
+                await raw.send_text(json.dumps({"type": "watch", "game": game}))
+            joined = await read_until_joined(raw)
+            assert joined["game"] == game
+            return raw
+
+        raws: list[RawWebSocket] = []
+        for batch in range(0, CLIENTS, 50):
+            raws += await asyncio.gather(*(arrive(i) for i in range(batch, batch + 50)))
+        await owner.expect_type("presence", players=1 + PLAYERS, spectators=CLIENTS - PLAYERS, timeout=10)
+
+        # Vanish: RST, bare FIN, and half a frame then gone.
+        for i, raw in enumerate(raws):
+            if i % 3 == 0:
+                raw.drop(reset=True)
+            elif i % 3 == 1:
+                raw.drop(reset=False)
+            else:
+                raw.writer.write(frame(TEXT, b'{"type":"tap","target":"/stock"}')[:9])
+                raw.drop(reset=False)
+        await owner.expect_type("presence", players=1, spectators=0, timeout=10)
+
+        session = requests.Session()
+        session.trust_env = False
+        health = session.get(server.http + "/healthz", timeout=5)
+        assert health.status_code == 200 and health.text.strip() == "ok"
+        lobby = {g["game"]: g for g in session.get(server.http + "/api/games", timeout=5).json()}
+        assert lobby[game]["players"] == 1 and lobby[game]["spectators"] == 0
+        assert (await fresh_snapshot(server.ws(), game))["seq"] == 0, "half a frame is not a command"
+
+        newcomer = await Client.connect(server.ws(), "newcomer")
+        await newcomer.create("klondike", seed=56)
+        for _ in range(5):
+            await newcomer.move({"type": "tap", "target": "/stock"})
+        await owner.move({"type": "tap", "target": "/stock"})
+        await newcomer.close()
+        await owner.close()
+    run(scenario(), timeout=60)

@@ -1,0 +1,119 @@
+// @ts-check
+/** The page: one connection, a status line, and a router over lobby, game and replay. */
+import { Connection, serverURL } from "./net.js";
+import { parseRoute, routeHash, rememberToken } from "./routes.js";
+import { LobbyView } from "./lobby.js";
+import { GameView } from "./game.js";
+import { ReplayView } from "./replay.js";
+import { el } from "./ui.js";
+
+const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+const statusLine = /** @type {HTMLElement} */ (document.getElementById("conn-status"));
+
+const conn = new Connection(serverURL());
+
+// ---- connection status -------------------------------------------------
+
+let statusTimer = 0;
+function showStatus() {
+  clearInterval(statusTimer);
+  const s = conn.status;
+  statusLine.dataset.state = s;
+  if (s === "open") {
+    statusLine.replaceChildren(el("span.dot"), el("span.status-text", {}, "Connected"));
+  } else if (s === "connecting") {
+    statusLine.replaceChildren(el("span.dot"), el("span.status-text", {}, "Connecting\u2026"));
+  } else {
+    const paint = () => {
+      const secs = Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000));
+      statusLine.replaceChildren(el("span.dot"),
+        el("span.status-text", {}, secs > 0 ? `Reconnecting in ${secs}s` : "Reconnecting\u2026"),
+        el("button.linklike.retry", { type: "button", onclick: () => conn.retryNow() }, "Retry"));
+    };
+    paint();
+    statusTimer = window.setInterval(paint, 1000);
+  }
+  document.body.classList.toggle("offline", s !== "open");
+}
+conn.onStatus(showStatus);
+showStatus();
+document.addEventListener("visibilitychange", () => { if (!document.hidden) conn.retryNow(); });
+window.addEventListener("online", () => conn.retryNow());
+
+// ---- router --------------------------------------------------------------
+
+/** @type {{key: string, view: {destroy(): void}} | null} */
+let current = null;
+
+/** @param {import("./routes.js").Route} route */
+function routeKey(route) {
+  return route.name === "play" ? `play:${route.game}:${route.token}` : route.name === "lobby" ? "lobby" : `${route.name}:${route.game}`;
+}
+
+/** @param {import("./routes.js").Route} route @param {any} [extra] */
+function mount(route, extra = {}) {
+  const key = routeKey(route);
+  if (current && current.key === key) return;
+  current?.view.destroy();
+  current = null;
+  window.scrollTo(0, 0);
+  document.body.dataset.route = route.name;
+  /** @type {{destroy(): void}} */
+  let view;
+  switch (route.name) {
+    case "play":
+      view = new GameView(main, conn, { game: route.game, token: route.token, role: "player", ...extra });
+      break;
+    case "watch":
+      view = new GameView(main, conn, { game: route.game, role: "spectator" });
+      break;
+    case "replay":
+      view = new ReplayView(main, conn, route.game);
+      break;
+    default:
+      document.title = "Boardcast";
+      view = new LobbyView(main, conn, create);
+  }
+  current = { key, view };
+}
+
+/**
+ * Creates a game. The server answers `created` and joins us at once
+ * (`joined`, `snapshot`), so the game view must exist before those arrive:
+ * it is mounted from inside the `created` handler.
+ * @param {string} kind
+ * @param {any} options
+ */
+async function create(kind, options) {
+  // `created` carries no id; the first one after our `create` is ours.
+  const off = conn.onMessage((m) => {
+    if (m.type !== "created") return;
+    off();
+    rememberToken(m.game, m.token);
+    const route = { name: /** @type {const} */ ("play"), game: m.game, token: m.token };
+    mount(route, { adopt: true, kind });
+    history.pushState(null, "", routeHash(route));
+  });
+  const request = conn.request({ type: "create", kind, options });
+  try {
+    await request;
+  } finally {
+    off();
+  }
+}
+
+function route() {
+  const r = parseRoute(location);
+  if (location.search && r.name !== "lobby") {
+    // Turn ?game=&token= links into the hash form the rest of the page uses.
+    history.replaceState(null, "", `${location.pathname}${routeHash(r)}`);
+  }
+  mount(r);
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("popstate", route);
+route();
+
+// Exposed for the browser tests and for poking at from the console.
+/** @type {any} */ (window).boardcast = { conn, get view() { return current?.view; } };

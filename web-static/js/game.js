@@ -1,0 +1,299 @@
+// @ts-check
+/**
+ * A game being played or watched: the session (state from the server), the
+ * board (Klondike table or Plane), the toolbar, sharing, presence, and the
+ * won message.
+ */
+import { GameSession } from "./session.js";
+import { KlondikeView } from "./klondike.js";
+import { PlaneView } from "./plane.js";
+import { ShakeDetector } from "./motion.js";
+import { el, icon, toast, copyText, formatDuration, confirmDialog, plural } from "./ui.js";
+import { routeHash, routeURL, rememberToken } from "./routes.js";
+
+/** @typedef {import("./net.js").Connection} Connection */
+
+export class GameView {
+  /**
+   * @param {HTMLElement} host
+   * @param {Connection} conn
+   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, kind?: string}} options
+   */
+  constructor(host, conn, options) {
+    this.conn = conn;
+    this.game = options.game;
+    this.token = options.token;
+    this.role = options.role;
+    /** @type {string | null} */
+    this.kind = options.kind || null;
+    /** @type {KlondikeView | PlaneView | null} */
+    this.board = null;
+    if (this.token) rememberToken(this.game, this.token);
+
+    this.title = el("h1.game-title", {}, "Loading\u2026");
+    this.stats = el("div.stats", { "aria-live": "polite" });
+    this.presence = el("span.presence", {}, "");
+    this.roleBadge = el("span.badge.role", {}, this.role === "player" ? "Playing" : "Watching");
+    this.tools = el("div.tools", { role: "toolbar", "aria-label": "Game" });
+    this.share = el("div.share");
+    this.boardHost = el("div.board-host");
+    this.overlay = el("div.won-overlay", { hidden: true, role: "dialog", "aria-modal": "false", "aria-labelledby": "won-title" });
+    this.root = el("section.game", { dataset: { game: this.game } },
+      el("header.game-head", {},
+        el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, this.roleBadge),
+        el("div.head-right", {}, this.presence, this.share)),
+      el("div.game-bar", {}, this.stats, this.tools),
+      el("div.board-wrap", {}, this.boardHost, this.overlay));
+    host.append(this.root);
+
+    this.session = new GameSession(conn, { game: this.game, token: this.token, role: this.role, adopt: options.adopt });
+    this.session.on("joined", (m) => this.joined(m));
+    this.session.on("change", (c) => this.changed(c));
+    this.session.on("event", (e) => this.event(e));
+    this.session.on("presence", () => this.updatePresence());
+    this.session.on("hint", (h) => this.hint(h));
+    this.session.on("fatal", (error) => this.fatal(error));
+    this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
+    document.addEventListener("keydown", this.keyHandler);
+    this.shake = new ShakeDetector(() => this.newDeal(true));
+    this.buildShare();
+    if (this.kind) this.setKind(this.kind);
+  }
+
+  get isPlayer() {
+    return this.role === "player";
+  }
+
+  /** @param {any} m */
+  joined(m) {
+    this.role = m.role;
+    this.roleBadge.textContent = this.isPlayer ? "Playing" : "Watching";
+    this.roleBadge.classList.toggle("watching", !this.isPlayer);
+    if (!this.kind || this.kind !== m.kind) this.setKind(m.kind);
+    this.buildShare();
+  }
+
+  /** @param {string} kind */
+  setKind(kind) {
+    this.kind = kind;
+    this.root.dataset.kind = kind;
+    this.board?.destroy();
+    const send = (/** @type {any} */ message) => this.command(message);
+    if (kind === "plane") {
+      this.board = new PlaneView(this.boardHost, { interactive: this.isPlayer, send, you: () => this.session.you });
+    } else {
+      this.board = new KlondikeView(this.boardHost, { interactive: this.isPlayer, send });
+    }
+    if (this.session.state) this.board.setState(this.session.state, false);
+    this.buildTools();
+    this.updateTitle();
+  }
+
+  updateTitle() {
+    const s = this.session.state;
+    let name = this.kind === "plane" ? "Plane" : "Klondike";
+    if (this.kind === "klondike" && s) name += ` \u00b7 Draw ${s.draw}`;
+    this.title.replaceChildren(document.createTextNode(name), el("code.game-id", {}, this.game));
+    document.title = `${name} ${this.game} \u00b7 Boardcast`;
+  }
+
+  buildTools() {
+    const b = (/** @type {string} */ label, /** @type {string} */ name, /** @type {string} */ key, /** @type {() => void} */ fn, /** @type {string} */ cls) =>
+      el(`button.btn.tool.${cls}`, { type: "button", onclick: fn, title: key ? `${label} (${key})` : label, "aria-keyshortcuts": key || undefined }, icon(name), el("span.label", {}, label));
+    const tools = [];
+    if (this.kind === "klondike") {
+      if (this.isPlayer) tools.push(b("Undo", "undo", "Control+Z", () => this.undo(), "undo"));
+      tools.push(b("Hint", "hint", "H", () => this.askHint(), "hint"));
+      if (this.isPlayer) tools.push(b("New deal", "deal", "N", () => this.newDeal(false), "new-deal"));
+    }
+    if (this.isPlayer && ShakeDetector.needsPermission() && !this.shake.listening) {
+      tools.push(b("Shake", "shake", "", () => this.enableShake(), "shake-enable"));
+    }
+    tools.push(el("a.btn.tool.replay-link", { href: routeHash({ name: "replay", game: this.game }), title: "Replay from the start" }, icon("replay"), el("span.label", {}, "Replay")));
+    this.tools.replaceChildren(...tools);
+    if (this.isPlayer && ShakeDetector.available() && !ShakeDetector.needsPermission()) this.shake.enable();
+  }
+
+  async enableShake() {
+    const ok = await this.shake.enable();
+    toast(ok ? "Shake the phone for a new deal" : "Motion access was not allowed", ok ? "info" : "error");
+    this.buildTools();
+  }
+
+  buildShare() {
+    const watchURL = routeURL({ name: "watch", game: this.game });
+    const copy = (/** @type {string} */ label, /** @type {string} */ url, /** @type {string} */ cls, /** @type {string} */ what) =>
+      el(`button.btn.small.share-btn.${cls}`, {
+        type: "button",
+        dataset: { url },
+        title: `Copy the ${what} link`,
+        onclick: async () => {
+          if (await copyText(url)) toast(`${what[0].toUpperCase()}${what.slice(1)} link copied`);
+          else this.showLink(url);
+        },
+      }, icon("link"), el("span.label", {}, label));
+    const buttons = [copy("Watch link", watchURL, "share-watch", "watch")];
+    if (this.isPlayer && this.token) buttons.push(copy("Play link", routeURL({ name: "play", game: this.game, token: this.token }), "share-play", "play"));
+    this.share.replaceChildren(...buttons);
+  }
+
+  /** The clipboard refused: show the link selected for a manual copy. @param {string} url */
+  showLink(url) {
+    const dialog = /** @type {HTMLDialogElement} */ (el("dialog.confirm.link-dialog", { "aria-label": "Link" }));
+    const input = /** @type {HTMLInputElement} */ (el("input.link-field", { type: "text", readonly: true, value: url, "aria-label": "Link" }));
+    dialog.append(el("form", { method: "dialog" }, el("h2", {}, "Copy this link"), input, el("div.dialog-buttons", {}, el("button.btn.primary", { type: "submit" }, "Done"))));
+    dialog.addEventListener("close", () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+    input.select();
+  }
+
+  /** @param {{prev: any, state: any, via: string}} change */
+  changed(change) {
+    if (!this.kind && this.session.kind) this.setKind(this.session.kind);
+    this.board?.setState(change.state, change.prev !== null);
+    this.updateTitle();
+    this.updateStats();
+    const s = change.state;
+    if (this.kind === "klondike") {
+      if (s.status === "won" && change.via === "snapshot" && this.overlay.hidden) {
+        // A late joiner: the won event was before our time; show what the state says.
+        this.showWon({ moves: s.moves, score: s.score });
+      } else if (s.status !== "won" && !this.overlay.hidden) {
+        this.hideWon();
+      }
+    }
+  }
+
+  updateStats() {
+    const s = this.session.state;
+    if (!s) return;
+    const stat = (/** @type {string} */ label, /** @type {any} */ value, /** @type {string} */ cls) =>
+      el(`span.stat.${cls}`, {}, el("span.stat-label", {}, label), el("span.stat-value", {}, String(value)));
+    if (this.kind === "klondike") {
+      this.stats.replaceChildren(stat("Moves", s.moves, "moves"), stat("Score", s.score, "score"),
+        el(`span.badge.status.${s.status}`, {}, s.status === "won" ? "Won" : "Playing"));
+    } else {
+      const count = (s.order || []).length;
+      this.stats.replaceChildren(stat("Rectangles", count, "count"));
+    }
+  }
+
+  updatePresence() {
+    const { players, spectators } = this.session;
+    this.presence.replaceChildren(
+      el("span.presence-players", {}, plural(players, "player")),
+      el("span.presence-watching", {}, `${spectators} watching`));
+  }
+
+  /** @param {any} e */
+  event(e) {
+    if (e.event === "won") this.showWon(e);
+    else if (e.event === "reset") this.hideWon();
+  }
+
+  /** @param {{moves?: number, score?: number, seconds?: number}} info */
+  showWon(info) {
+    const rows = [
+      ["Moves", info.moves],
+      ["Score", info.score],
+      ["Time", typeof info.seconds === "number" ? formatDuration(info.seconds) : undefined],
+    ].filter(([, v]) => v !== undefined && v !== null);
+    const actions = [];
+    if (this.isPlayer && this.kind === "klondike") actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => this.newDeal(false) }, "New deal"));
+    actions.push(el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay"));
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => this.hideWon() }, "Look at the table"));
+    this.overlay.replaceChildren(el("div.won-card", {},
+      el("div.won-suits", { "aria-hidden": "true" }, "\u2660\uFE0E \u2665\uFE0E \u2663\uFE0E \u2666\uFE0E"),
+      el("h2#won-title", {}, this.isPlayer ? "You won!" : "Game won!"),
+      el("dl.won-stats", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v))])),
+      el("div.won-actions", {}, ...actions)));
+    this.overlay.hidden = false;
+  }
+
+  hideWon() {
+    this.overlay.hidden = true;
+  }
+
+  /** A game command; errors other than illegal moves are shown. @param {any} message */
+  command(message) {
+    return this.session.command(message).catch((error) => {
+      if (error.code !== "illegal-move" && error.code !== "cancelled") toast(error.message || error.code, "error");
+      throw error;
+    });
+  }
+
+  undo() {
+    this.command({ type: "undo" }).catch((e) => { if (e.code === "illegal-move") toast("Nothing to undo"); });
+  }
+
+  askHint() {
+    this.conn.request({ type: "hint" }).catch((e) => toast(e.message || "No hint", "error"));
+  }
+
+  /** @param {any} h */
+  hint(h) {
+    if (!(this.board instanceof KlondikeView)) return;
+    if (!h.from) {
+      toast("No useful move left: try a new deal");
+      return;
+    }
+    this.board.showHint(h.from, h.to);
+  }
+
+  /** @param {boolean} fromShake */
+  async newDeal(fromShake) {
+    if (!this.isPlayer) return;
+    const s = this.session.state;
+    if (this.kind === "plane") {
+      if (this.board instanceof PlaneView) this.board.clear();
+      return;
+    }
+    if (document.querySelector("dialog[open]")) return;
+    const inProgress = s && s.status === "playing" && s.moves > 0;
+    if (inProgress && !(await confirmDialog("New deal?", fromShake ? "You shook the phone. Start a new deal? This one will be lost." : "Start a new deal? This one will be lost.", "New deal"))) return;
+    this.command({ type: "reset" }).catch(() => {});
+  }
+
+  /** @param {KeyboardEvent} e */
+  key(e) {
+    const target = /** @type {HTMLElement} */ (e.target);
+    if (target.closest("input, textarea, select, dialog, [contenteditable]") || e.altKey) return;
+    if (this.kind !== "klondike") return;
+    const k = e.key.toLowerCase();
+    if ((e.ctrlKey || e.metaKey) && k === "z" && !e.shiftKey) {
+      if (!this.isPlayer) return;
+      e.preventDefault();
+      this.undo();
+    } else if (e.ctrlKey || e.metaKey) {
+      return;
+    } else if (k === "h") {
+      this.askHint();
+    } else if (k === "n" && this.isPlayer) {
+      this.newDeal(false);
+    }
+  }
+
+  /** @param {any} error */
+  fatal(error) {
+    const body = [el("h2", {}, error.code === "not-found" ? "No such game" : "Cannot open this game"),
+      el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : error.code === "forbidden" ? "This play link's token is not valid for this game." : error.message)];
+    const actions = [el("a.btn.primary", { href: "#/" }, "Back to the lobby")];
+    if (error.code === "forbidden") actions.push(el("a.btn", { href: routeHash({ name: "watch", game: this.game }) }, "Watch instead"));
+    this.session.close();
+    this.board?.destroy();
+    this.board = null;
+    this.tools.replaceChildren();
+    this.title.textContent = "Game not available";
+    this.boardHost.replaceChildren(el("div.notice", { role: "alert" }, ...body, el("div.notice-actions", {}, ...actions)));
+  }
+
+  destroy() {
+    document.removeEventListener("keydown", this.keyHandler);
+    this.shake.disable();
+    this.session.close();
+    this.board?.destroy();
+    if (this.conn.status === "open") this.conn.request({ type: "leave" }).catch(() => {});
+    this.root.remove();
+  }
+}

@@ -1,0 +1,270 @@
+// @ts-check
+/**
+ * Replay: `watch` with `since: 0` gives every diff of a game; the timeline
+ * rebuilds any state from them. Step, play/pause, speed, and live diffs
+ * keep extending the end.
+ */
+import { KlondikeView } from "./klondike.js";
+import { PlaneView } from "./plane.js";
+import { Timeline, reconstructStart, describeCause } from "./timeline.js";
+import { deepEqual } from "./patch.js";
+import { el, icon } from "./ui.js";
+import { routeHash } from "./routes.js";
+
+/** @typedef {import("./net.js").Connection} Connection */
+
+const SPEEDS = [0.5, 1, 2, 4, 8];
+const STEP_MS = 800;
+
+export class ReplayView {
+  /**
+   * @param {HTMLElement} host
+   * @param {Connection} conn
+   * @param {string} game
+   */
+  constructor(host, conn, game) {
+    this.conn = conn;
+    this.game = game;
+    /** @type {string | null} */
+    this.kind = null;
+    /** @type {Timeline | null} */
+    this.timeline = null;
+    /** @type {any[]} diffs received before the history is complete */
+    this.buffered = [];
+    /** @type {any | null} */
+    this.snapshot = null;
+    this.position = 0;
+    this.playing = false;
+    this.speed = 1;
+    this.timer = 0;
+    this.loading = true;
+    this.closed = false;
+    /** @type {KlondikeView | PlaneView | null} */
+    this.board = null;
+
+    this.title = el("h1.game-title", {}, "Replay");
+    this.boardHost = el("div.board-host");
+    this.caption = el("p.replay-caption", { "aria-live": "polite" }, "Loading the game\u2026");
+    const b = (/** @type {string} */ label, /** @type {string} */ name, /** @type {string} */ cls, /** @type {() => void} */ fn) =>
+      /** @type {HTMLButtonElement} */ (el(`button.btn.icon-btn.${cls}`, { type: "button", "aria-label": label, title: label, onclick: fn }, icon(name)));
+    this.startButton = b("Back to the start", "first", "rp-first", () => this.seek(this.timeline ? this.timeline.baseSeq : 0));
+    this.backButton = b("Step back", "prev", "rp-back", () => this.step(-1));
+    this.playButton = b("Play", "play", "rp-play", () => this.toggle());
+    this.forwardButton = b("Step forward", "next", "rp-forward", () => this.step(1));
+    this.endButton = b("To the end", "last", "rp-last", () => this.seek(this.timeline ? this.timeline.lastSeq : 0));
+    this.scrubber = /** @type {HTMLInputElement} */ (el("input.rp-scrub", { type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Position in the game" }));
+    this.scrubber.addEventListener("input", () => this.seek(Number(this.scrubber.value)));
+    this.counter = el("span.rp-counter", {}, "0 / 0");
+    this.speedSelect = /** @type {HTMLSelectElement} */ (el("select.rp-speed", { "aria-label": "Speed" }, ...SPEEDS.map((s) => el("option", { value: String(s), selected: s === 1 }, `${s}\u00d7`))));
+    this.speedSelect.addEventListener("change", () => { this.speed = Number(this.speedSelect.value); if (this.playing) this.schedule(); });
+    this.root = el("section.game.replay", { dataset: { game } },
+      el("header.game-head", {},
+        el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, el("span.badge.role.replay-badge", {}, "Replay")),
+        el("div.head-right", {}, el("a.btn.small.watch-live", { href: routeHash({ name: "watch", game }) }, "Watch live"))),
+      el("div.replay-bar", { role: "toolbar", "aria-label": "Replay controls" },
+        el("div.rp-buttons", {}, this.startButton, this.backButton, this.playButton, this.forwardButton, this.endButton),
+        this.scrubber, this.counter, this.speedSelect),
+      this.caption,
+      el("div.board-wrap", {}, this.boardHost));
+    host.append(this.root);
+    this.updateControls();
+
+    this.offMessage = conn.onMessage((m) => this.handle(m));
+    this.lost = false;
+    this.offStatus = conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; });
+    this.offOpen = conn.onOpen(() => { if (this.lost) { this.lost = false; this.rewatch(); } });
+    this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
+    document.addEventListener("keydown", this.keyHandler);
+    this.load();
+  }
+
+  load() {
+    this.conn.request({ type: "watch", game: this.game, since: 0 }).then(
+      () => this.loaded(),
+      (error) => this.fail(error));
+  }
+
+  /** After a lost connection or a gap: everything after what we hold. */
+  rewatch() {
+    if (this.closed) return;
+    if (!this.timeline) { this.buffered = []; this.snapshot = null; this.load(); return; }
+    this.conn.request({ type: "watch", game: this.game, since: this.timeline.lastSeq }).catch(() => {});
+  }
+
+  /** @param {any} m */
+  handle(m) {
+    if (this.closed || m.game !== this.game) return;
+    if (m.type === "joined") {
+      this.kind = m.kind;
+      this.title.replaceChildren(document.createTextNode(m.kind === "plane" ? "Plane" : "Klondike"), el("code.game-id", {}, this.game));
+      document.title = `Replay ${this.game} \u00b7 Boardcast`;
+    } else if (m.type === "snapshot") {
+      this.snapshot = m;
+    } else if (m.type === "diff") {
+      if (!this.timeline) {
+        const last = this.buffered.length ? this.buffered[this.buffered.length - 1].seq : null;
+        if (last === null || m.seq === last + 1) this.buffered.push(m);
+        return;
+      }
+      if (m.seq <= this.timeline.lastSeq) return;
+      if (!this.timeline.push(m)) { this.rewatch(); return; }
+      const atEnd = this.position === this.timeline.lastSeq - 1;
+      if (atEnd && !this.playing) this.seek(this.timeline.lastSeq);
+      else this.updateControls();
+    }
+  }
+
+  /** The first answer is complete: find the state the diffs start from. */
+  loaded() {
+    if (this.closed || this.timeline) return;
+    const first = this.buffered[0];
+    const snap = this.snapshot;
+    if (snap && (!first || first.seq === snap.seq + 1)) {
+      this.begin(snap.state, snap.seq, this.buffered);
+      return;
+    }
+    if (!first || first.seq === 1) {
+      // The server sent diffs 1..N without the deal: ask for the current state
+      // and work out the start from both.
+      this.snapshot = null;
+      this.conn.request({ type: "watch", game: this.game }).then(() => {
+        if (this.closed || this.timeline) return;
+        const now = this.snapshot;
+        if (!now) { this.fail({ code: "error", message: "the server sent no state" }); return; }
+        const diffs = this.buffered.filter((d) => d.seq <= now.seq);
+        if (!diffs.length) { this.begin(now.state, now.seq, []); return; }
+        const start = reconstructStart(this.kind || "klondike", diffs, now.state);
+        this.begin(start, 0, diffs);
+        const rebuilt = this.timeline?.stateAt(now.seq);
+        this.reconstructed = !deepEqual(rebuilt, now.state);
+        for (const d of this.buffered.filter((d) => d.seq > now.seq)) this.timeline?.push(d);
+        this.updateControls();
+      }, (error) => this.fail(error));
+      return;
+    }
+    if (snap) this.begin(snap.state, snap.seq, []);
+    else this.fail({ code: "error", message: "the server sent no history" });
+  }
+
+
+  /** @param {any} base @param {number} baseSeq @param {any[]} diffs */
+  begin(base, baseSeq, diffs) {
+    this.timeline = new Timeline(base, baseSeq);
+    for (const d of diffs) this.timeline.push(d);
+    this.buffered = [];
+    this.loading = false;
+    const kind = this.kind || (base && "rectangles" in base ? "plane" : "klondike");
+    this.board = kind === "plane"
+      ? new PlaneView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")), you: () => undefined })
+      : new KlondikeView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")) });
+    this.position = baseSeq;
+    this.board.setState(this.timeline.stateAt(baseSeq), false);
+    this.updateControls();
+  }
+
+  /** @param {any} error */
+  fail(error) {
+    if (this.closed) return;
+    this.loading = false;
+    this.caption.textContent = "";
+    this.boardHost.replaceChildren(el("div.notice", { role: "alert" },
+      el("h2", {}, error.code === "not-found" ? "No such game" : "Cannot replay this game"),
+      el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : String(error.message || error.code)),
+      el("div.notice-actions", {}, el("a.btn.primary", { href: "#/" }, "Back to the lobby"))));
+  }
+
+  /** @param {number} seq */
+  seek(seq) {
+    const t = this.timeline;
+    if (!t) return;
+    const target = Math.max(t.baseSeq, Math.min(t.lastSeq, seq));
+    const small = Math.abs(target - this.position) === 1;
+    this.position = target;
+    this.board?.setState(t.stateAt(target), small);
+    if (target >= t.lastSeq && this.playing) this.pause();
+    this.updateControls();
+  }
+
+  /** @param {number} delta */
+  step(delta) {
+    if (this.playing) this.pause();
+    this.seek(this.position + delta);
+  }
+
+  toggle() {
+    if (this.playing) this.pause();
+    else this.play();
+  }
+
+  play() {
+    const t = this.timeline;
+    if (!t) return;
+    if (this.position >= t.lastSeq) this.seek(t.baseSeq);
+    this.playing = true;
+    this.schedule();
+    this.updateControls();
+  }
+
+  pause() {
+    this.playing = false;
+    clearTimeout(this.timer);
+    this.updateControls();
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => {
+      if (!this.playing) return;
+      this.seek(this.position + 1);
+      if (this.playing) this.schedule();
+    }, STEP_MS / this.speed);
+  }
+
+  updateControls() {
+    const t = this.timeline;
+    const ready = !!t;
+    const pos = this.position;
+    const base = t ? t.baseSeq : 0, last = t ? t.lastSeq : 0;
+    this.scrubber.min = String(base);
+    this.scrubber.max = String(last);
+    this.scrubber.value = String(pos);
+    this.scrubber.disabled = !ready || last === base;
+    this.counter.textContent = `${pos} / ${last}`;
+    this.startButton.disabled = this.backButton.disabled = !ready || pos <= base;
+    this.endButton.disabled = this.forwardButton.disabled = !ready || pos >= last;
+    this.playButton.disabled = !ready || last === base;
+    this.playButton.replaceChildren(icon(this.playing ? "pause" : "play"));
+    this.playButton.setAttribute("aria-label", this.playing ? "Pause" : "Play");
+    this.playButton.title = this.playing ? "Pause" : "Play";
+    this.root.dataset.position = String(pos);
+    if (!t) return;
+    let text = pos === base ? (base === 0 ? "The deal" : `Start of the history (move ${base})`) : describeCause(t.diffAt(pos)?.cause);
+    if (pos === base && this.kind === "plane" && base === 0) text = "An empty plane";
+    if (this.reconstructed && pos === base) text += " (reconstructed: some cards may show face down)";
+    this.caption.textContent = text;
+  }
+
+  /** @param {KeyboardEvent} e */
+  key(e) {
+    const target = /** @type {HTMLElement} */ (e.target);
+    if (target.closest("input, textarea, select, dialog") && target !== this.scrubber) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "ArrowLeft" && target !== this.scrubber) { e.preventDefault(); this.step(-1); }
+    else if (e.key === "ArrowRight" && target !== this.scrubber) { e.preventDefault(); this.step(1); }
+    else if (e.key === " " && !target.closest("button, a")) { e.preventDefault(); this.toggle(); }
+    else if (e.key === "Home" && target !== this.scrubber) { e.preventDefault(); this.seek(0); }
+    else if (e.key === "End" && target !== this.scrubber) { e.preventDefault(); this.seek(Infinity); }
+  }
+
+  destroy() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.offMessage();
+    this.offStatus();
+    this.offOpen();
+    document.removeEventListener("keydown", this.keyHandler);
+    this.board?.destroy();
+    if (this.conn.status === "open") this.conn.request({ type: "leave" }).catch(() => {});
+    this.root.remove();
+  }
+}

@@ -1,0 +1,94 @@
+// @ts-check
+/**
+ * Links: `#/play/GAME/TOKEN`, `#/watch/GAME`, `#/replay/GAME`, `#/` (lobby).
+ * The query forms `?game=G&token=T`, `?watch=G` and `?replay=G` are accepted too.
+ */
+
+/**
+ * @typedef {{name: "lobby"} | {name: "play", game: string, token: string} | {name: "watch", game: string} | {name: "replay", game: string}} Route
+ */
+
+/** @param {string} s */
+const decode = (s) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
+/**
+ * @param {{hash: string, search: string}} where
+ * @returns {Route}
+ */
+export function parseRoute(where) {
+  const parts = where.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decode);
+  if (parts[0] === "play" && parts[1] && parts[2]) return { name: "play", game: parts[1], token: parts[2] };
+  if (parts[0] === "watch" && parts[1]) return { name: "watch", game: parts[1] };
+  if (parts[0] === "replay" && parts[1]) return { name: "replay", game: parts[1] };
+  if (parts.length === 0) {
+    const q = new URLSearchParams(where.search);
+    const game = q.get("game"), token = q.get("token"), watch = q.get("watch"), replay = q.get("replay");
+    if (game && token) return { name: "play", game, token };
+    if (watch || game) return { name: "watch", game: /** @type {string} */ (watch || game) };
+    if (replay) return { name: "replay", game: replay };
+  }
+  return { name: "lobby" };
+}
+
+/** @param {Route} route */
+export function routeHash(route) {
+  const e = encodeURIComponent;
+  switch (route.name) {
+    case "play": return `#/play/${e(route.game)}/${e(route.token)}`;
+    case "watch": return `#/watch/${e(route.game)}`;
+    case "replay": return `#/replay/${e(route.game)}`;
+    default: return "#/";
+  }
+}
+
+/** An absolute link to a route on this server. @param {Route} route */
+export function routeURL(route) {
+  return `${location.origin}${location.pathname}${routeHash(route)}`;
+}
+
+/**
+ * A route from whatever a user pasted: a full link, a hash, or a bare game id.
+ * @param {string} text
+ * @returns {Route | null}
+ */
+export function routeFromText(text) {
+  const t = text.trim();
+  if (!t) return null;
+  if (/^[A-Za-z0-9_-]{1,64}$/.test(t)) return { name: "watch", game: t };
+  try {
+    const url = new URL(t, location.href);
+    const route = parseRoute({ hash: url.hash, search: url.search });
+    return route.name === "lobby" ? null : route;
+  } catch {
+    return null;
+  }
+}
+
+const TOKENS_KEY = "boardcast.tokens";
+
+/** Play tokens this browser has held, so the lobby can offer "Play". @returns {{[game: string]: string}} */
+export function knownTokens() {
+  try {
+    const v = JSON.parse(localStorage.getItem(TOKENS_KEY) || "{}");
+    return v && typeof v === "object" ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** @param {string} game @param {string} token */
+export function rememberToken(game, token) {
+  try {
+    const all = knownTokens();
+    all[game] = token;
+    localStorage.setItem(TOKENS_KEY, JSON.stringify(all));
+  } catch {
+    // Private mode: links still work, the lobby just cannot offer "Play".
+  }
+}

@@ -1,0 +1,180 @@
+// @ts-check
+/**
+ * One game as this client knows it: the state document and its seq, kept
+ * only from what the server sends (snapshot, then diffs in order). A gap in
+ * seq or a lost connection resyncs with `join`/`watch` + `since`.
+ */
+import { applyPatch, PatchError } from "./patch.js";
+
+/** @typedef {import("./net.js").Connection} Connection */
+/** @typedef {import("./net.js").Message} Message */
+
+/**
+ * What to do with a diff, given the seq this client holds.
+ * @param {number | null} known the seq of the held state, null before the first snapshot
+ * @param {number} incoming the diff's seq
+ * @returns {"wait" | "stale" | "apply" | "gap"}
+ */
+export function classifyDiff(known, incoming) {
+  if (known === null) return "wait";
+  if (incoming <= known) return "stale";
+  if (incoming === known + 1) return "apply";
+  return "gap";
+}
+
+/**
+ * @typedef {object} StateChange
+ * @property {any} prev the state before (null for the first snapshot)
+ * @property {any} state the state now
+ * @property {"snapshot" | "diff"} via
+ * @property {Message | null} cause the diff's cause
+ */
+
+export class GameSession {
+  /**
+   * @param {Connection} conn
+   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean}} options
+   *   adopt: the server is already joining us (after `create`); do not send join
+   */
+  constructor(conn, options) {
+    this.conn = conn;
+    this.game = options.game;
+    this.token = options.token;
+    this.role = options.role;
+    /** @type {string | null} */
+    this.kind = null;
+    /** @type {string | undefined} */
+    this.you = undefined;
+    /** @type {any} */
+    this.state = null;
+    /** @type {number | null} */
+    this.seq = null;
+    this.players = 0;
+    this.spectators = 0;
+    this.closed = false;
+    this.resyncing = false;
+    /** the connection dropped since we last joined */
+    this.lost = false;
+    /** @type {{[name: string]: Set<(arg: any) => void>}} */
+    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set() };
+    this.unsubscribe = [
+      conn.onMessage((m) => this.handle(m)),
+      conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; }),
+      conn.onOpen(() => { if (this.lost) { this.lost = false; this.rejoin(); } }),
+    ];
+    if (!options.adopt) this.rejoin();
+  }
+
+  /**
+   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal"} name
+   * @param {(arg: any) => void} listener
+   */
+  on(name, listener) {
+    this.listeners[name].add(listener);
+    return () => this.listeners[name].delete(listener);
+  }
+
+  /** @param {string} name @param {any} arg */
+  emit(name, arg) {
+    for (const listener of this.listeners[name]) listener(arg);
+  }
+
+  /** Join (player) or watch (spectator) the game, with `since` when a state is held. */
+  rejoin(fresh = false) {
+    if (this.closed) return;
+    /** @type {Message} */
+    const body = this.role === "player" && this.token
+      ? { type: "join", game: this.game, token: this.token }
+      : { type: "watch", game: this.game };
+    if (this.seq !== null && !fresh) body.since = this.seq;
+    this.resyncing = true;
+    this.conn.request(body).then(
+      () => { this.resyncing = false; },
+      (error) => {
+        this.resyncing = false;
+        if (error.code === "disconnected") this.lost = true;
+        else if (!this.closed) this.emit("fatal", error);
+      },
+    );
+  }
+
+  /** @param {Message} m */
+  handle(m) {
+    if (this.closed || m.game !== this.game) {
+      if (m.type === "hint" && m.game === undefined && !this.closed) this.emit("hint", m);
+      return;
+    }
+    switch (m.type) {
+      case "joined":
+        this.kind = m.kind;
+        this.role = m.role;
+        this.you = m.you;
+        this.emit("joined", m);
+        break;
+      case "snapshot": {
+        const prev = this.state;
+        this.kind = m.kind || this.kind;
+        this.state = m.state;
+        this.seq = m.seq;
+        this.emit("change", { prev, state: this.state, via: "snapshot", cause: null });
+        break;
+      }
+      case "diff":
+        this.applyDiff(m);
+        break;
+      case "event":
+        this.emit("event", m);
+        break;
+      case "presence":
+        this.players = m.players;
+        this.spectators = m.spectators;
+        this.emit("presence", m);
+        break;
+      case "hint":
+        this.emit("hint", m);
+        break;
+    }
+  }
+
+  /** @param {Message} m */
+  applyDiff(m) {
+    switch (classifyDiff(this.seq, m.seq)) {
+      case "wait":
+      case "stale":
+        return;
+      case "gap":
+        // Something was missed: ask again from what we hold; the server sends the rest in order.
+        if (!this.resyncing) this.rejoin();
+        return;
+      case "apply":
+        break;
+    }
+    const prev = this.state;
+    try {
+      this.state = applyPatch(prev, m.ops);
+    } catch (e) {
+      if (!(e instanceof PatchError)) throw e;
+      console.warn("diff did not apply, asking for a snapshot", m.seq, e.message);
+      this.seq = null;
+      this.rejoin(true);
+      return;
+    }
+    this.seq = m.seq;
+    this.emit("change", { prev, state: this.state, via: "diff", cause: m.cause || null });
+  }
+
+  /**
+   * A game command; resolves with the ack, rejects with a ServerError.
+   * Sent again with the same id after a reconnect, since ids are applied at most once.
+   * @param {Message} body
+   */
+  command(body) {
+    return this.conn.request(body, { resend: true });
+  }
+
+  close() {
+    this.closed = true;
+    this.conn.dropGameCommands();
+    for (const off of this.unsubscribe) off();
+  }
+}
