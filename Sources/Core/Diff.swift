@@ -4,24 +4,34 @@ public enum PatchOp: Sendable, Equatable {
     case remove(path: String)
     case replace(path: String, value: JSON)
 
-    /// Appends `json`'s text without building it: the same bytes, fewer allocations.
-    public func write(into out: inout [UInt8]) {
+    /// Writes `json`'s text without building it: the same bytes, fewer allocations.
+    func write(into out: inout JSONTextBuffer) {
         switch self {
         case let .add(path, value):
-            out.append(contentsOf: #"{"op":"add","path":"#.utf8)
+            out.append(#"{"op":"add","path":"#)
             JSON.writeString(path, into: &out)
-            out.append(contentsOf: #","value":"#.utf8)
+            out.append(#","value":"#)
             value.write(into: &out)
         case let .remove(path):
-            out.append(contentsOf: #"{"op":"remove","path":"#.utf8)
+            out.append(#"{"op":"remove","path":"#)
             JSON.writeString(path, into: &out)
         case let .replace(path, value):
-            out.append(contentsOf: #"{"op":"replace","path":"#.utf8)
+            out.append(#"{"op":"replace","path":"#)
             JSON.writeString(path, into: &out)
-            out.append(contentsOf: #","value":"#.utf8)
+            out.append(#","value":"#)
             value.write(into: &out)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// An upper bound on the length of the text `write` makes.
+    var maxEncodedCount: Int {
+        switch self {
+        case let .add(path, value), let .replace(path, value):
+            return 34 + JSON.maxEncodedCount(path) + value.maxEncodedCount
+        case let .remove(path):
+            return 26 + JSON.maxEncodedCount(path)
+        }
     }
 
     public var json: JSON {
@@ -44,17 +54,18 @@ public struct Diff: Sendable, Equatable {
 
     /// The `ops` array as JSON text, encoded once so the same bytes can go to every receiver.
     public var encodedOps: String {
-        var out: [UInt8] = []
-        out.reserveCapacity(96 * ops.count + 2)
-        out.append(UInt8(ascii: "["))
-        var first = true
-        for op in ops {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            op.write(into: &out)
+        var capacity = 2 + ops.count
+        for op in ops { capacity += op.maxEncodedCount }
+        return JSONTextBuffer.makeString(capacity: capacity) { out in
+            out.append(UInt8(ascii: "["))
+            var first = true
+            for op in ops {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                op.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         }
-        out.append(UInt8(ascii: "]"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     public mutating func append(_ op: PatchOp) { ops.append(op) }

@@ -90,30 +90,51 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
 
 // MARK: - Encoding
 
-// Text is built as UTF-8 bytes and turned into a String once: appending to a
-// byte array is several times cheaper than appending to a String piece by
-// piece, and encoding every diff is on the server's hot path (see core-bench).
+// Encoding every diff is on the server's hot path (see core-bench), so text is
+// written once, straight into the String's own storage: a first pass bounds the
+// length (`maxEncodedCount`), a second writes the bytes. Appending to a String
+// piece by piece costs several times more.
 extension JSON {
     /// Compact JSON text, no spaces, keys in insertion order.
     public var encoded: String {
-        var out: [UInt8] = []
-        out.reserveCapacity(128)
-        write(into: &out)
-        return String(decoding: out, as: UTF8.self)
+        JSONTextBuffer.makeString(capacity: maxEncodedCount) { write(into: &$0) }
     }
 
     public func write(into out: inout String) {
-        var bytes: [UInt8] = []
-        write(into: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
+        out += encoded
     }
 
-    /// Appends the compact JSON text as UTF-8.
-    public func write(into out: inout [UInt8]) {
+    /// An upper bound on the UTF-8 length of `encoded`.
+    var maxEncodedCount: Int {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
-        case .int(let i): JSON.writeInteger(i, into: &out)
+        case .null: return 4
+        case .bool: return 5
+        case .int: return 20
+        case .double: return JSON.maxNumberCount
+        case .string(let s): return JSON.maxEncodedCount(s)
+        case .array(let items):
+            var n = 2 + items.count
+            for item in items { n += item.maxEncodedCount }
+            return n
+        case .object(let pairs):
+            var n = 2 + 2 * pairs.count
+            for pair in pairs { n += JSON.maxEncodedCount(pair.key) + pair.value.maxEncodedCount }
+            return n
+        }
+    }
+
+    /// Quotes, and at most six bytes (`\u001f`) for every byte of the string.
+    static func maxEncodedCount(_ s: String) -> Int { 2 + 6 * s.utf8.count }
+
+    /// The longest text `writeNumber` makes: 17 for integers below 2^53, 24 for
+    /// the longest shortest-round-trip double (`-2.2250738585072014e-308`).
+    static let maxNumberCount = 32
+
+    func write(into out: inout JSONTextBuffer) {
+        switch self {
+        case .null: out.append("null")
+        case .bool(let b): out.append(b ? "true" : "false")
+        case .int(let i): out.appendInteger(i)
         case .double(let d): JSON.writeNumber(d, into: &out)
         case .string(let s): JSON.writeString(s, into: &out)
         case .array(let items):
@@ -141,64 +162,116 @@ extension JSON {
 
     /// Integral doubles print without a fraction so `20.0` and `20` read alike.
     public static func writeNumber(_ d: Double, into out: inout String) {
-        var bytes: [UInt8] = []
-        writeNumber(d, into: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
+        out += JSONTextBuffer.makeString(capacity: maxNumberCount) { writeNumber(d, into: &$0) }
     }
 
-    public static func writeNumber(_ d: Double, into out: inout [UInt8]) {
+    static func writeNumber(_ d: Double, into out: inout JSONTextBuffer) {
         precondition(d.isFinite, "JSON has no NaN or infinity")
         if abs(d) < 9.007_199_254_740_992e15, let i = Int(exactly: d) {
-            writeInteger(i, into: &out)
+            out.appendInteger(i)
         } else {
-            out.append(contentsOf: d.description.utf8)
-        }
-    }
-
-    /// Decimal digits straight into the buffer, most significant first, with no intermediate String.
-    public static func writeInteger(_ i: Int, into out: inout [UInt8]) {
-        if i < 0 { out.append(UInt8(ascii: "-")) }
-        let n = i.magnitude
-        var power: UInt = 1
-        while n / power >= 10 { power &*= 10 }
-        while power > 0 {
-            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (n / power) % 10))
-            power /= 10
+            out.append(d.description)
         }
     }
 
     public static func writeString(_ s: String, into out: inout String) {
-        var bytes: [UInt8] = []
-        writeString(s, into: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
+        out += JSONTextBuffer.makeString(capacity: maxEncodedCount(s)) { writeString(s, into: &$0) }
     }
 
     /// Escapes `"`, `\\` and control characters; everything else, multi-byte UTF-8 included, is copied as is.
-    public static func writeString(_ s: String, into out: inout [UInt8]) {
+    static func writeString(_ s: String, into out: inout JSONTextBuffer) {
         out.append(UInt8(ascii: "\""))
         // Contiguous UTF-8 (every native or small string) is scanned and copied in one go.
-        let copied: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
-            for u in bytes where u < 0x20 || u == 0x22 || u == 0x5C { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
+        let copied: Bool? = s.utf8.withContiguousStorageIfAvailable { out.appendIfNoEscapes($0) }
         if copied != true {
             for u in s.utf8 {
                 switch u {
-                case 0x22: out.append(contentsOf: #"\""#.utf8)
-                case 0x5C: out.append(contentsOf: #"\\"#.utf8)
-                case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-                case 0x09: out.append(contentsOf: #"\t"#.utf8)
+                case 0x22: out.append(#"\""#)
+                case 0x5C: out.append(#"\\"#)
+                case 0x0A: out.append(#"\n"#)
+                case 0x0D: out.append(#"\r"#)
+                case 0x09: out.append(#"\t"#)
                 case ..<0x20:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: #"\u00"#.utf8)
-                    out.append(hex[Int(u >> 4)])
-                    out.append(hex[Int(u & 0xF)])
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(#"\u00"#)
+                    out.append(hex.utf8Start[Int(u >> 4)])
+                    out.append(hex.utf8Start[Int(u & 0xF)])
                 default: out.append(u)
                 }
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Fixed memory that JSON text is written into, bounds-checked on every write:
+/// a bound that is too small stops the program rather than corrupting memory.
+struct JSONTextBuffer {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private(set) var count = 0
+
+    /// A String written by `body` into storage of `capacity` bytes, with no copy.
+    static func makeString(capacity: Int, _ body: (inout JSONTextBuffer) -> Void) -> String {
+        String(unsafeUninitializedCapacity: max(capacity, 1)) { storage in
+            var buffer = JSONTextBuffer(base: storage.baseAddress!, capacity: storage.count)
+            body(&buffer)
+            return buffer.count
+        }
+    }
+
+    private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    mutating func append(_ byte: UInt8) {
+        precondition(count < capacity, "JSON text longer than its bound")
+        base[count] = byte
+        count &+= 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(capacity - count >= bytes.count, "JSON text longer than its bound")
+        (base + count).update(from: source, count: bytes.count)
+        count &+= bytes.count
+    }
+
+    /// Copies bytes that need no JSON escaping; returns false, having written nothing, at the first that does.
+    mutating func appendIfNoEscapes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        precondition(capacity - count >= bytes.count, "JSON text longer than its bound")
+        // One loop both checks and copies: the strings here are short, where a
+        // separate scan and memcpy cost more than the bytes themselves.
+        var at = count
+        for u in bytes {
+            if u < 0x20 || u == 0x22 || u == 0x5C { return false }
+            base[at] = u
+            at &+= 1
+        }
+        count = at
+        return true
+    }
+
+    mutating func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Copies a string's UTF-8 as is (callers escape first where JSON needs it).
+    mutating func append(_ s: String) {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { append($0) }
+        if done == nil { for u in s.utf8 { append(u) } }
+    }
+
+    /// Decimal digits, most significant first, with no intermediate String.
+    mutating func appendInteger(_ i: Int) {
+        if i < 0 { append(UInt8(ascii: "-")) }
+        let n = i.magnitude
+        var power: UInt = 1
+        while n / power >= 10 { power &*= 10 }
+        while power > 0 {
+            append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (n / power) % 10))
+            power /= 10
+        }
     }
 }

@@ -18,11 +18,12 @@ struct KlondikeDiffBuilder {
     /// Ops turning pile `slot` from its old public form (`oldCount` cards, the first `keep`
     /// of which are unchanged) into its form in `table`: replace the changed cards both
     /// forms have, remove the old surplus from the top down (so every index is valid when
-    /// its op applies), then add the new cards bottom up. A pile rebuilt from the bottom
-    /// (a turned-over waste) is one replace of the whole array instead of dozens of ops.
+    /// its op applies), then add the new cards bottom up. A pile emptied or filled from
+    /// empty with several cards (the waste turned over) is one replace of the whole array
+    /// instead of dozens of ops.
     mutating func pile(_ slot: Int, oldCount: Int, keep: Int, in table: KlondikeTable) {
         let newCount = table.piles[slot].count
-        if keep == 0 && oldCount + newCount > 3 {
+        if keep == 0 && (oldCount == 0 || newCount == 0) && oldCount + newCount > 2 {
             ops.append(.replace(path: KlondikePaths.piles[slot], value: table.publicPile(slot)))
             return
         }

@@ -81,8 +81,33 @@ public struct Plane: Sendable, Equatable {
         let x, y, r, g, b, alpha: String
 
         init(_ id: RectangleID) {
-            let prefix = "/rectangles/" + id.rawValue + "/"
-            (x, y, r, g, b, alpha) = (prefix + "x", prefix + "y", prefix + "r", prefix + "g", prefix + "b", prefix + "alpha")
+            (x, y, r, g, b, alpha) = (
+                Self.path(id, "x"), Self.path(id, "y"), Self.path(id, "r"), Self.path(id, "g"), Self.path(id, "b"),
+                Self.path(id, "alpha")
+            )
+        }
+
+        /// `/rectangles/ID/FIELD` in one allocation; `+` on Strings costs many times more.
+        static func path(_ id: RectangleID, _ field: StaticString) -> String {
+            let prefix: StaticString = "/rectangles/"
+            var raw = id.rawValue
+            return raw.withUTF8 { idBytes in
+                String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + idBytes.count + 1 + field.utf8CodeUnitCount) {
+                    var at = 0
+                    func copy(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+                        for byte in bytes {
+                            buffer[at] = byte
+                            at += 1
+                        }
+                    }
+                    copy(UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), into: $0)
+                    copy(idBytes, into: $0)
+                    $0[at] = UInt8(ascii: "/")
+                    at += 1
+                    copy(UnsafeBufferPointer(start: field.utf8Start, count: field.utf8CodeUnitCount), into: $0)
+                    return at
+                }
+            }
         }
     }
 

@@ -88,17 +88,17 @@ import Testing
         let board = game.textBoard()
         #expect(
             board == [
-                "Klondike  draw 3  moves 2  score 0  playing",
-                "stock ## (21)   waste QD TC QS (3)        ",
-                "foundations  --  --  --  --               ",
-                "  t0  t1  t2  t3  t4  t5  t6              ",
-                "  --  ##  ##  ##  ##  ##  ##              ",
-                "      TS  ##  ##  ##  ##  ##              ",
-                "          8S  ##  ##  ##  ##              ",
-                "              3D  ##  ##  ##              ",
-                "                  4C  ##  ##              ",
-                "                      8D  ##              ",
-                "                      8C  AH              ",
+                "Klondike  draw 3  moves 2  score 5  playing",
+                "stock ## (21)   waste QD TC QS (3)         ",
+                "foundations  --  --  --  --                ",
+                "  t0  t1  t2  t3  t4  t5  t6               ",
+                "  8C  ##  ##  ##  ##  ##  ##               ",
+                "      TS  ##  ##  ##  ##  ##               ",
+                "          8S  QC  ##  ##  ##               ",
+                "                  ##  ##  ##               ",
+                "                  4C  ##  ##               ",
+                "                  3D  8D  ##               ",
+                "                          AH               ",
             ])
         #expect(Set(board.map(\.count)).count == 1)
     }

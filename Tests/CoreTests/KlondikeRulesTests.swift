@@ -67,9 +67,9 @@ import Testing
 
 @Suite struct KlondikeDoubleTapTests {
     @Test func anAceGoesToTheLeftmostEmptyFoundation() throws {
-        var game = try klondike("waste: AH\nf0: AS\nf2: AD")
+        var game = try klondike("waste: AH\nf0: AS\nf2: AD\nt0: 5C")
         let outcome = game.expectAccepted(try doubleTap("/waste"))
-        #expect(game.picture == "f0: AS\nf1: AH\nf2: AD")
+        #expect(game.picture == "f0: AS\nf1: AH\nf2: AD\nt0: 5C")
         #expect(game.score == 10)
         #expect(outcome?.diff.encodedOps == #"[{"op":"remove","path":"/waste/0"},{"op":"add","path":"/foundations/1/0","value":"AH"},{"op":"replace","path":"/moves","value":1},{"op":"replace","path":"/score","value":10}]"#)
     }

@@ -253,7 +253,6 @@ import Testing
             let page = 20
             bytes.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: [UInt8](repeating: 0x5A, count: pageSize))
             try bytes.write(to: URL(fileURLWithPath: path))
-            try? FileManager.default.copyItem(atPath: path, toPath: "/tmp/rotest/damaged.sqlite")
             try expectRefusal(in: directory, detail: "quick_check: Page \(page + 1): btreeInitPage() returns error code 11")
         }
     }

@@ -33,7 +33,7 @@ export class GameView {
     this.title = el("h1.game-title", {}, "Loading\u2026");
     this.stats = el("div.stats", { "aria-live": "polite" });
     this.presence = el("span.presence", {}, "");
-    this.roleBadge = el("span.badge.role", {}, this.role === "player" ? "Playing" : "Watching");
+    this.roleBadge = el("span.badge.role.watching", { hidden: this.role === "player" }, "Watching");
     this.tools = el("div.tools", { role: "toolbar", "aria-label": "Game" });
     this.share = el("div.share");
     this.boardHost = el("div.board-host");
@@ -67,8 +67,7 @@ export class GameView {
   /** @param {any} m */
   joined(m) {
     this.role = m.role;
-    this.roleBadge.textContent = this.isPlayer ? "Playing" : "Watching";
-    this.roleBadge.classList.toggle("watching", !this.isPlayer);
+    this.roleBadge.hidden = this.isPlayer;
     if (!this.kind || this.kind !== m.kind) this.setKind(m.kind);
     this.buildShare();
   }
@@ -206,7 +205,7 @@ export class GameView {
     this.overlay.replaceChildren(el("div.won-card", {},
       el("div.won-suits", { "aria-hidden": "true" }, "\u2660\uFE0E \u2665\uFE0E \u2663\uFE0E \u2666\uFE0E"),
       el("h2#won-title", {}, this.isPlayer ? "You won!" : "Game won!"),
-      el("dl.won-stats", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v))])),
+      el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v))))),
       el("div.won-actions", {}, ...actions)));
     this.overlay.hidden = false;
   }

@@ -73,7 +73,7 @@ export function layout(state, g, maxHeight) {
 
   const waste = state.waste || [];
   const fanned = state.draw === 3 ? 3 : 1;
-  const fanStep = Math.min(g.cw * 0.32, (g.cw + g.gap) / 2);
+  const fanStep = Math.min(g.cw * 0.45, (g.cw + g.gap) / 2);
   waste.forEach((/** @type {string} */ card, /** @type {number} */ i) => {
     const fromTop = waste.length - 1 - i; // 0 for the top card
     const slot = Math.min(fromTop, fanned - 1);

@@ -21,8 +21,9 @@ export class ShakeDetector {
     this.handler = (/** @type {DeviceMotionEvent} */ e) => this.motion(e);
   }
 
+  /** Phones and tablets only: a desktop has no motion worth asking about. */
   static available() {
-    return typeof window.DeviceMotionEvent !== "undefined";
+    return typeof window.DeviceMotionEvent !== "undefined" && window.matchMedia("(pointer: coarse)").matches;
   }
 
   static needsPermission() {

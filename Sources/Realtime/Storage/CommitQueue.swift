@@ -87,6 +87,9 @@ private final class CommitWorker: @unchecked Sendable {
     private var lastDurable: UInt64 = 0
     /// Reported through `onCommitted`: what `flush` waits for, so that its return implies the callback ran.
     private var lastReported: UInt64 = 0
+    /// Set when a write fails, before `onFailure` runs: from then on submissions are refused.
+    private var stopReason: String?
+    /// Set once `onFailure` has returned, so that `flush` returning implies the callback ran.
     private var writeError: (any Error)?
     private var closing = false
     private var finished = false
@@ -107,8 +110,8 @@ private final class CommitWorker: @unchecked Sendable {
         lastIssued += 1
         let ticket = lastIssued
         let refusal: CommitQueueError?
-        if closing || writeError != nil {
-            refusal = .notAccepting(ticket: ticket, after: writeError.map { "a failed write: \($0)" } ?? "close()")
+        if closing || stopReason != nil {
+            refusal = .notAccepting(ticket: ticket, after: stopReason ?? "close()")
         } else {
             refusal = nil
             lastAccepted = ticket
@@ -123,7 +126,7 @@ private final class CommitWorker: @unchecked Sendable {
     func flush() {
         condition.lock()
         let target = lastAccepted
-        while lastReported < target && writeError == nil && !finished { condition.wait() }
+        while lastReported < target && !finished { condition.wait() }
         condition.unlock()
     }
 
@@ -167,11 +170,11 @@ private final class CommitWorker: @unchecked Sendable {
                 try store.write(batch)
             } catch {
                 condition.lock()
-                writeError = error
-                condition.broadcast()
+                stopReason = "a failed write: \(error)"
                 condition.unlock()
                 onFailure(error)
                 condition.lock()
+                writeError = error
                 break
             }
 

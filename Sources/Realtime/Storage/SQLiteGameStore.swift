@@ -242,7 +242,8 @@ public final class SQLiteGameStore: GameStore {
             configuration.readonly = true
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
-            try queue.read { db in
+            // No transaction: on a damaged file even its COMMIT can fail and hide the report.
+            try queue.inDatabase { db in
                 let problems = try quickCheck(db)
                 if problems != ["ok"] {
                     throw StorageError.damaged(
@@ -267,8 +268,9 @@ public final class SQLiteGameStore: GameStore {
         var lines: [String] = []
         do {
             let cursor = try String.fetchCursor(db, sql: "PRAGMA quick_check")
-            while let line = try cursor.next() {
-                if !line.hasPrefix("*** in database") { lines.append(line) }
+            while let row = try cursor.next() {
+                // A row may hold several lines, headed by "*** in database main ***".
+                lines += row.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("*** in database") }
             }
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             lines.append(error.message ?? "\(error)")

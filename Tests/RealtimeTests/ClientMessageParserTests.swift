@@ -1,0 +1,163 @@
+import Core
+import Testing
+@testable import Realtime
+
+/// Golden cases for the message parser: every client message, the shorthand, and every envelope error.
+@Suite struct ClientMessageParserTests {
+    private func parse(_ text: String) -> ClientMessageParser.Parsed {
+        ClientMessageParser.parse(Array(text.utf8))
+    }
+
+    private func command(_ text: String) -> ClientCommand? {
+        if case .request(let request) = parse(text) { return request.command }
+        return nil
+    }
+
+    private func errorCode(_ text: String) -> ErrorCode? {
+        if case .failure(let error, _) = parse(text) { return error.code }
+        return nil
+    }
+
+    @Test func lobbyMessages() {
+        #expect(command(#"{"type":"create","kind":"klondike","options":{"draw":3}}"#)
+            == .create(kind: .klondike, options: .object(["draw": 3])))
+        #expect(command(#"{"type":"create","kind":"plane"}"#) == .create(kind: .plane, options: .object([])))
+        #expect(command(#"{"type":"join","game":"k7f3q9","token":"t","since":4}"#)
+            == .join(game: "k7f3q9", token: "t", since: 4))
+        #expect(command(#"{"type":"watch","game":"k7f3q9"}"#) == .watch(game: "k7f3q9", since: nil))
+        #expect(command(#"{"type":"leave"}"#) == .leave)
+        #expect(command(#"{"type":"list","follow":true}"#) == .list(follow: true))
+        #expect(command(#"{"type":"list"}"#) == .list(follow: nil))
+        #expect(command(#"{"type":"show"}"#) == .show)
+        #expect(command(#"{"type":"hint"}"#) == .hint)
+    }
+
+    @Test func gesturesWaitForTheirGameKind() {
+        for type in ["tap", "double-tap", "drag", "reset", "undo", "add", "color", "alpha"] {
+            guard case .gesture(let parsedType, _)? = command(#"{"type":"\#(type)"}"#) else {
+                Issue.record("\(type) is not a gesture")
+                continue
+            }
+            #expect(parsedType == type)
+        }
+    }
+
+    @Test func idsAreEchoedAndChecked() {
+        guard case .request(let request) = parse(#"{"type":"leave","id":"abc"}"#) else { Issue.record("refused"); return }
+        #expect(request.id == "abc")
+        guard case .request(let numeric) = parse(#"{"type":"leave","id":17}"#) else { Issue.record("refused"); return }
+        #expect(numeric.id == 17)
+        let long = String(repeating: "x", count: 65)
+        #expect(errorCode(#"{"type":"leave","id":"\#(long)"}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"leave","id":1.5}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"leave","id":true}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"leave","id":{}}"#) == .badRequest)
+    }
+
+    @Test func envelopeErrors() {
+        #expect(errorCode("") == .badRequest)
+        #expect(errorCode("   ") == .badRequest)
+        #expect(errorCode("{") == .badRequest)
+        #expect(errorCode("[1,2]") == .badRequest)
+        #expect(errorCode("42") == .badRequest)
+        #expect(errorCode(#""text""#) == .badRequest)
+        #expect(errorCode("null") == .badRequest)
+        #expect(errorCode("{}") == .badRequest)
+        #expect(errorCode(#"{"type":5}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"dance"}"#) == .unknownType)
+        #expect(errorCode(#"{"type":"create","kind":"chess"}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"join","game":"g"}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"watch","game":"g","since":-1}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"list","follow":"yes"}"#) == .badRequest)
+    }
+
+    @Test func errorKeepsTheIdWhenItCouldBeRead() {
+        guard case .failure(let error, let id) = parse(#"{"type":"dance","id":"d1"}"#) else { Issue.record("accepted"); return }
+        #expect(error.code == .unknownType)
+        #expect(id == "d1")
+    }
+
+    @Test func shorthandBecomesTheSameMessages() {
+        #expect(command("create klondike draw=3 seed=42") == .create(kind: .klondike, options: .object(["draw": 3, "seed": 42])))
+        #expect(command("join g1 tok 5") == .join(game: "g1", token: "tok", since: 5))
+        #expect(command("watch g1") == .watch(game: "g1", since: nil))
+        #expect(command("watch g1 0") == .watch(game: "g1", since: 0))
+        #expect(command("list") == .list(follow: nil))
+        #expect(command("list follow") == .list(follow: true))
+        #expect(command("list unfollow") == .list(follow: false))
+        #expect(command("leave") == .leave)
+        #expect(command("show") == .show)
+        #expect(command("tap stock") == .gesture(type: "tap", message: .object(["type": "tap", "target": "stock"])))
+        #expect(command("tap 120 80") == .gesture(type: "tap", message: .object(["type": "tap", "x": 120, "y": 80])))
+        #expect(command("drag tableau/2/4 foundations/0")
+            == .gesture(type: "drag", message: .object(["type": "drag", "from": "tableau/2/4", "to": "foundations/0"])))
+        #expect(command("drag 1 2 3 4") == .gesture(type: "drag", message: .object([
+            "type": "drag", "from": .object(["x": 1, "y": 2]), "to": .object(["x": 3, "y": 4]),
+        ])))
+        #expect(command("alpha +1") == .gesture(type: "alpha", message: .object(["type": "alpha", "step": 1])))
+        #expect(command("color #ff8000")
+            == .gesture(type: "color", message: .object(["type": "color", "r": 255, "g": 128, "b": 0])))
+    }
+
+    @Test func shorthandErrors() {
+        #expect(errorCode("dance now") == .unknownType)
+        #expect(errorCode("join onlygame") == .badRequest)
+        #expect(errorCode("tap") == .badRequest)
+        #expect(errorCode("drag a") == .badRequest)
+        #expect(errorCode("alpha up") == .badRequest)
+        #expect(errorCode("list sideways") == .badRequest)
+        #expect(errorCode("create klondike draw") == .badRequest)
+    }
+}
+
+@Suite struct GestureParserTests {
+    private func parse(_ text: String, _ kind: GameKind) -> Result<ParsedGesture, ProtocolError> {
+        let message = try! JSONText.parse(text)
+        let type = message["type"]!.stringValue!
+        do {
+            return .success(try GestureParser.parse(type: type, message: message, kind: kind))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test func klondikeCauseIsCanonicalAndHidesSeedAndDeck() throws {
+        let drag = try parse(#"{"type":"drag","from":"tableau/2/4","to":"/foundations/0","id":"x"}"#, .klondike).get()
+        #expect(drag.cause.encoded == #"{"type":"drag","from":"/tableau/2/4","to":"/foundations/0"}"#)
+        let reset = try parse(#"{"type":"reset","options":{"draw":3,"seed":9}}"#, .klondike).get()
+        #expect(reset.cause.encoded == #"{"type":"reset","options":{"draw":3}}"#)
+        #expect(reset.stored.encoded == #"{"type":"reset","options":{"draw":3,"seed":9}}"#)
+    }
+
+    @Test func klondikeFieldErrors() {
+        for bad in [#"{"type":"tap"}"#, #"{"type":"tap","target":"/tableau/9"}"#, #"{"type":"tap","target":"/waste/0"}"#,
+                    #"{"type":"tap","target":"/foo"}"#, #"{"type":"drag","from":"/waste"}"#,
+                    #"{"type":"reset","options":{"draw":2}}"#, #"{"type":"reset","options":{"seed":-1}}"#,
+                    #"{"type":"reset","options":{"deck":"AS"}}"#] {
+            guard case .failure(let error) = parse(bad, .klondike) else { Issue.record("accepted \(bad)"); continue }
+            #expect(error.code == .badRequest, "\(bad)")
+        }
+        guard case .failure(let error) = parse(#"{"type":"alpha","step":1}"#, .klondike) else { Issue.record("accepted"); return }
+        #expect(error.code == .unknownType)
+    }
+
+    @Test func planeFieldErrors() {
+        for bad in [#"{"type":"tap","x":1}"#, #"{"type":"alpha","step":2}"#, #"{"type":"add","alpha":11}"#,
+                    #"{"type":"add","r":256}"#, #"{"type":"add","width":0}"#, #"{"type":"color","r":1}"#,
+                    #"{"type":"drag","from":{"x":1,"y":2}}"#] {
+            guard case .failure(let error) = parse(bad, .plane) else { Issue.record("accepted \(bad)"); continue }
+            #expect(error.code == .badRequest, "\(bad)")
+        }
+        guard case .failure(let error) = parse(#"{"type":"undo"}"#, .plane) else { Issue.record("accepted"); return }
+        #expect(error.code == .unknownType)
+    }
+
+    @Test func notJoinedCommandsAreStillCheckedForShape() {
+        #expect(throws: ProtocolError.self) {
+            try GestureParser.validateForAnyKind(type: "alpha", message: .object(["type": "alpha", "step": 5]))
+        }
+        #expect(throws: Never.self) {
+            try GestureParser.validateForAnyKind(type: "tap", message: .object(["type": "tap", "target": "/stock"]))
+        }
+    }
+}
