@@ -83,6 +83,7 @@ public final class LWSServer {
     deinit {
         if let context { lws_context_destroy(context) }
         freeTables()
+        coalesceBuffer.deallocate()
     }
 
     // MARK: Lifecycle
@@ -284,19 +285,45 @@ public final class LWSServer {
     }
 
     private func writeNext(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
-        if let frame = connection.popFront() {
+        if connection.pendingCount >= 2 {
+            if writeCoalesced(connection, wsi: wsi) < 0 { return -1 }
+        } else if let frame = connection.popFront() {
             let written = lws_write(wsi, frame.payload.assumingMemoryBound(to: UInt8.self), frame.count, LWS_WRITE_TEXT)
             if written < frame.count { return -1 }
-            if connection.hasPending || connection.closing != nil { lws_callback_on_writable(wsi) }
-            return 0
-        }
-        if let (code, text) = connection.closing {
+        } else if let (code, text) = connection.closing {
             var reason = Array(text.utf8.prefix(120))
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reason, reason.count)
             return -1
         }
+        if connection.hasPending || connection.closing != nil { lws_callback_on_writable(wsi) }
         return 0
     }
+
+    /// Several queued frames in one `send()` (`LWS_WRITE_HTTP` is lws's `LWS_WRITE_RAW`: bytes as they are): the system call per frame is what fan-out
+    /// costs, so a connection that fell behind catches up with one write. Safe because
+    /// no extension (compression) is negotiated and every frame is a whole message, so
+    /// server frames are just a header and the payload.
+    private func writeCoalesced(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
+        var used = 0
+        let base = coalesceBuffer + OutFrame.headroom
+        while let frame = connection.peekFront(), used + frame.count + 10 <= LWSServer.coalesceCapacity || used == 0 {
+            if used + frame.count + 10 > LWSServer.coalesceCapacity {
+                // A frame bigger than the buffer goes alone, the ordinary way.
+                _ = connection.popFront()
+                return lws_write(wsi, frame.payload.assumingMemoryBound(to: UInt8.self), frame.count, LWS_WRITE_TEXT)
+                    < frame.count ? -1 : 0
+            }
+            _ = connection.popFront()
+            used += WebSocketFrameHeader.write(textLength: frame.count, into: base + used)
+            (base + used).copyMemory(from: frame.payload, byteCount: frame.count)
+            used += frame.count
+        }
+        return lws_write(wsi, base.assumingMemoryBound(to: UInt8.self), used, LWS_WRITE_HTTP) < used ? -1 : 0
+    }
+
+    private static let coalesceCapacity = 256 * 1024
+    private let coalesceBuffer = UnsafeMutableRawPointer.allocate(
+        byteCount: OutFrame.headroom + LWSServer.coalesceCapacity, alignment: 16)
 
     private func writeHTTP(_ response: HTTPResponse, wsi: OpaquePointer) -> Int32 {
         let pre = OutFrame.headroom
@@ -425,6 +452,8 @@ private final class LWSConnection {
     init(wsi: OpaquePointer) { self.wsi = wsi }
 
     var hasPending: Bool { head < queue.count }
+    var pendingCount: Int { queue.count - head }
+    func peekFront() -> OutFrame? { head < queue.count ? queue[head] : nil }
 
     func dropQueue() {
         queue.removeAll()
@@ -445,6 +474,28 @@ private final class LWSConnection {
             head = 0
         }
         return frame
+    }
+}
+
+/// The header of an unmasked, final text frame (RFC 6455 section 5.2), as a server sends it.
+enum WebSocketFrameHeader {
+    /// Writes the header for a payload of `textLength` bytes; returns its size (2, 4 or 10).
+    static func write(textLength: Int, into out: UnsafeMutableRawPointer) -> Int {
+        let bytes = out.assumingMemoryBound(to: UInt8.self)
+        bytes[0] = 0x81  // FIN + text
+        if textLength < 126 {
+            bytes[1] = UInt8(textLength)
+            return 2
+        }
+        if textLength <= 0xFFFF {
+            bytes[1] = 126
+            bytes[2] = UInt8(textLength >> 8)
+            bytes[3] = UInt8(textLength & 0xFF)
+            return 4
+        }
+        bytes[1] = 127
+        for i in 0..<8 { bytes[2 + i] = UInt8((UInt64(textLength) >> (8 * UInt64(7 - i))) & 0xFF) }
+        return 10
     }
 }
 

@@ -1,0 +1,180 @@
+"""The lobby kept live, links, replay, and the page's own diff logic run in the browser."""
+from __future__ import annotations
+
+import json
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import assert_no_console_errors, css, ordered_deck, screenshot, wait
+from kl import open_table, state_piles, table, wait_table
+
+DECK = ordered_deck(i0="AH", i13="9S", i18="8H", i22="TD", i28="AS")
+
+
+def row(driver, game):
+    rows = css(driver, f'.game-row[data-game="{game}"]')
+    return rows[0] if rows else None
+
+
+def test_lobby_follows_games_live(server, client, browser):
+    lobby = browser(width=1100, height=800)
+    lobby.get(server.url + "/")
+    wait(lobby, lambda d: d.find_element(By.CSS_SELECTOR, ".game-list").get_attribute("aria-busy") == "false", 10)
+
+    # A game created elsewhere shows up without a reload, then its counts and moves follow.
+    me = client()
+    game, token = me.create_klondike(DECK)
+    wait(lobby, lambda d: row(d, game) is not None, 10, "new game not listed")
+    r = row(lobby, game)
+    assert "Klondike" in r.text and "Playing" in r.text
+    wait(lobby, lambda d: "1 player" in row(d, game).text and "0 moves" in row(d, game).text, 5)
+    watcher = client()
+    watcher.ok({"type": "watch", "game": game})
+    me.ok({"type": "tap", "target": "/stock"})
+    me.ok({"type": "tap", "target": "/stock"})
+    wait(lobby, lambda d: "1 watching" in row(d, game).text and "2 moves" in row(d, game).text, 5,
+         "lobby counts did not follow")
+    screenshot(lobby, "lobby")
+
+    # Watch from the lobby: the table opens read-only.
+    row(lobby, game).find_element(By.CSS_SELECTOR, "a.watch").click()
+    wait(lobby, lambda d: "#/watch/" in d.current_url)
+    open_table(lobby, lobby.current_url)
+    wait_table(lobby, state_piles(me.state))
+    assert lobby.find_element(By.CSS_SELECTOR, ".kl-table").get_attribute("class").count("read-only") == 1
+    assert not css(lobby, ".tool.undo") and not css(lobby, ".share-play")
+    assert css(lobby, ".share-watch")
+
+    # Back to the lobby, then open a game from a pasted link.
+    lobby.find_element(By.CSS_SELECTOR, "a.back").click()
+    wait(lobby, lambda d: css(d, "#open-link"))
+    field = lobby.find_element(By.ID, "open-link")
+    field.send_keys(f"{server.url}/?game={game}&token={token}")
+    field.send_keys(Keys.ENTER)
+    wait(lobby, lambda d: f"#/play/{game}/" in d.current_url, 5)
+    open_table(lobby, lobby.current_url)
+    assert not lobby.find_element(By.CSS_SELECTOR, ".kl-table").get_attribute("class").count("read-only")
+    assert_no_console_errors(lobby)
+
+
+def test_query_links_and_unknown_games(server, client, browser):
+    me = client()
+    game, token = me.create_klondike(DECK)
+    d = browser(width=1000, height=800)
+    d.get(f"{server.url}/?watch={game}")
+    wait(d, lambda d: d.current_url.endswith(f"#/watch/{game}"), 5, "query link not turned into a hash link")
+    wait(d, lambda d: len(css(d, ".kl-table .card")) == 52, 10)
+
+    # The share buttons hold the right links (the clipboard itself is the browser's business).
+    d.get(f"{server.url}/?game={game}&token={token}")
+    wait(d, lambda d: css(d, ".share-play"), 10)
+    assert d.find_element(By.CSS_SELECTOR, ".share-play").get_attribute("data-url") == f"{server.url}/#/play/{game}/{token}"
+    assert d.find_element(By.CSS_SELECTOR, ".share-watch").get_attribute("data-url") == f"{server.url}/#/watch/{game}"
+    d.find_element(By.CSS_SELECTOR, ".share-watch").click()
+    wait(d, lambda d: "link copied" in d.find_element(By.ID, "toasts").text or css(d, "dialog[open] .link-field"), 5)
+
+    d.get(f"{server.url}/#/watch/nosuchgame")
+    wait(d, lambda d: css(d, ".notice"), 10, "no message for a game that does not exist")
+    assert "No such game" in d.find_element(By.CSS_SELECTOR, ".notice").text
+    d.get(f"{server.url}/#/play/{game}/wrongtoken")
+    wait(d, lambda d: css(d, ".notice"), 10)
+    assert "Watch instead" in d.find_element(By.CSS_SELECTOR, ".notice").text
+    screenshot(d, "bad-token")
+    assert_no_console_errors(d, allow=())
+
+
+def test_replay_steps_through_every_move(server, client, browser):
+    me = client()
+    game, token = me.create_klondike(DECK)
+    states = [me.state]
+    for move in ({"type": "tap", "target": "/stock"}, {"type": "double-tap", "target": "/waste"},
+                 {"type": "double-tap", "target": "/tableau/0"}, {"type": "drag", "from": "/tableau/3/3", "to": "/tableau/2"},
+                 {"type": "drag", "from": "/tableau/2/2", "to": "/tableau/4"}, {"type": "undo"}):
+        me.ok(move)
+        states.append(me.state)
+    d = browser(width=1200, height=900)
+    d.get(f"{server.url}/#/replay/{game}")
+    wait(d, lambda d: len(css(d, ".kl-table .card")) == 52, 10)
+    counter = lambda: d.find_element(By.CSS_SELECTOR, ".rp-counter").text
+    wait(d, lambda d: counter() == "0 / 6", 10, "replay did not load the history")
+    wait_table(d, state_piles(states[0]))
+    assert not d.find_element(By.CSS_SELECTOR, ".rp-back").is_enabled()
+    for n in range(1, 7):
+        d.find_element(By.CSS_SELECTOR, ".rp-forward").click()
+        wait(d, lambda d: counter() == f"{n} / 6")
+        wait_table(d, state_piles(states[n]))
+    assert not d.find_element(By.CSS_SELECTOR, ".rp-forward").is_enabled()
+    assert "undo" in d.find_element(By.CSS_SELECTOR, ".replay-caption").text
+    d.find_element(By.CSS_SELECTOR, ".rp-back").click()
+    wait(d, lambda d: counter() == "5 / 6")
+    wait_table(d, state_piles(states[5]))
+    assert "drag tableau/2/2" in d.find_element(By.CSS_SELECTOR, ".replay-caption").text
+    screenshot(d, "replay")
+
+    # Play from the start at 8x: it runs to the end by itself.
+    d.find_element(By.CSS_SELECTOR, ".rp-first").click()
+    wait(d, lambda d: counter() == "0 / 6")
+    d.find_element(By.CSS_SELECTOR, ".rp-speed").send_keys("8")
+    d.find_element(By.CSS_SELECTOR, ".rp-play").click()
+    wait(d, lambda d: counter() == "6 / 6", 10, "play did not reach the end")
+    wait_table(d, state_piles(states[6]))
+
+    # A move made now extends the replay live.
+    me.ok({"type": "tap", "target": "/stock"})
+    wait(d, lambda d: counter() == "7 / 7", 10)
+    wait_table(d, state_piles(me.state))
+    assert_no_console_errors(d)
+
+
+PAGE_LOGIC_JS = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const { applyPatch, PatchError } = await import('/js/patch.js');
+  const { classifyDiff } = await import('/js/session.js');
+  const { Timeline, reconstructStart } = await import('/js/timeline.js');
+  const results = [];
+  const check = (name, ok) => results.push([name, !!ok]);
+  const eq = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const doc = { a: [1, 2, 3], o: { 'x/y': 1, 'm~n': 2 } };
+  check('add end', eq(applyPatch(doc, [{ op: 'add', path: '/a/-', value: 4 }]).a, [1, 2, 3, 4]));
+  check('add index', eq(applyPatch(doc, [{ op: 'add', path: '/a/0', value: 0 }]).a, [0, 1, 2, 3]));
+  check('remove', eq(applyPatch(doc, [{ op: 'remove', path: '/a/1' }]).a, [1, 3]));
+  check('replace escaped', applyPatch(doc, [{ op: 'replace', path: '/o/x~1y', value: 5 }]).o['x/y'] === 5);
+  check('tilde', applyPatch(doc, [{ op: 'remove', path: '/o/m~0n' }]).o['m~n'] === undefined);
+  check('move', eq(applyPatch(doc, [{ op: 'move', from: '/a/0', path: '/a/-' }]).a, [2, 3, 1]));
+  check('copy', eq(applyPatch(doc, [{ op: 'copy', from: '/a', path: '/b' }]).b, [1, 2, 3]));
+  check('replace root', eq(applyPatch(doc, [{ op: 'replace', path: '', value: 7 }]), 7));
+  for (const bad of [[{ op: 'remove', path: '/a/3' }], [{ op: 'add', path: '/a/5', value: 1 }],
+                     [{ op: 'replace', path: '/zz', value: 1 }], [{ op: 'test', path: '/a/0', value: 9 }],
+                     [{ op: 'add', path: '/a/01', value: 1 }], [{ op: 'nope', path: '/a' }]]) {
+    let threw = false;
+    try { applyPatch(doc, bad); } catch (e) { threw = e instanceof PatchError; }
+    check('rejects ' + JSON.stringify(bad), threw);
+  }
+  check('input untouched', eq(doc, { a: [1, 2, 3], o: { 'x/y': 1, 'm~n': 2 } }));
+  check('stale', classifyDiff(5, 5) === 'stale' && classifyDiff(5, 3) === 'stale');
+  check('next', classifyDiff(5, 6) === 'apply');
+  check('gap', classifyDiff(5, 8) === 'gap');
+  check('before snapshot', classifyDiff(null, 1) === 'wait');
+  const t = new Timeline({ n: [] }, 0);
+  for (let i = 1; i <= 60; i++) check('push ' + i, t.push({ seq: i, ops: [{ op: 'add', path: '/n/-', value: i }] }));
+  check('no gap push', !t.push({ seq: 62, ops: [] }));
+  check('state 0', eq(t.stateAt(0).n, []));
+  check('state 37', t.stateAt(37).n.length === 37 && t.stateAt(37).n[36] === 37);
+  check('state back to 3', eq(t.stateAt(3).n, [1, 2, 3]));
+  check('state end', t.stateAt(60).n.length === 60);
+  done(results);
+})().catch(e => done([['threw ' + e, false]]));
+"""
+
+
+def test_page_logic_in_the_browser(server, browser):
+    """The page's RFC 6902 apply, seq rules and replay timeline, run where they run for users."""
+    d = browser(width=800, height=600)
+    d.get(server.url + "/")
+    results = d.execute_async_script(PAGE_LOGIC_JS)
+    failed = [name for name, ok in results if not ok]
+    assert not failed, failed
+    assert len(results) > 60
+    assert_no_console_errors(d)
