@@ -73,34 +73,45 @@ extension Klondike {
         table.foundation(for: card) != nil || KlondikeTable.tableau.contains { table.fits(card, onTableau: $0) }
     }
 
-    /// Every command the rules accept now, except reset and undo: stock tap, double-taps and
-    /// every legal drag (a tableau run from each of its face-up cards). For random play and
-    /// benchmarks.
+    /// Every command the rules accept now, except reset and undo: the stock tap, double-taps
+    /// and every legal drag (a tableau run from each of its face-up cards, destinations as
+    /// pile pointers). For random play and benchmarks; the same rules as `apply`, checked
+    /// without building refusals.
     public func legalCommands() -> [KlondikeCommand] {
         guard !isWon else { return [] }
         var commands: [KlondikeCommand] = []
-        if !table.piles[KlondikeTable.stock].isEmpty || !table.piles[KlondikeTable.waste].isEmpty {
+        let waste = KlondikeTable.waste
+        if !table.piles[KlondikeTable.stock].isEmpty || !table.piles[waste].isEmpty {
             commands.append(.tap(.stock))
         }
-        var sources: [Target] = []
-        if !table.piles[KlondikeTable.waste].isEmpty {
-            sources.append(.waste)
-            if (try? planSendHome(.waste)) != nil { commands.append(.doubleTap(.waste)) }
+        for slot in [waste] + Array(KlondikeTable.tableau) {
+            guard let card = table.piles[slot].last else { continue }
+            let sendable = table.foundation(for: card) != nil
+                || KlondikeTable.tableau.contains { $0 != slot && table.fits(card, onTableau: $0) }
+            if sendable { commands.append(.doubleTap(Target(PileID(slot: slot)))) }
         }
-        for i in 0..<4 where !table.piles[KlondikeTable.foundations.lowerBound + i].isEmpty {
-            sources.append(.foundation(i))
-        }
-        for i in 0..<7 {
-            let slot = KlondikeTable.tableau.lowerBound + i
-            let count = table.piles[slot].count
-            guard count > 0 else { continue }
-            if (try? planSendHome(.tableau(i))) != nil { commands.append(.doubleTap(.tableau(i))) }
-            for card in table.faceDown[slot]..<count { sources.append(.tableau(i, card: card)) }
-        }
-        let destinations = (0..<4).map(Target.foundation) + (0..<7).map { Target.tableau($0) }
-        for from in sources {
-            for to in destinations where (try? planDrag(from: from, to: to)) != nil {
-                commands.append(.drag(from: from, to: to))
+        for source in [waste] + Array(KlondikeTable.foundations) + Array(KlondikeTable.tableau) {
+            let pile = table.piles[source]
+            guard !pile.isEmpty else { continue }
+            let firsts = KlondikeTable.tableau.contains(source) ? table.hidden(source)..<pile.count : pile.count - 1..<pile.count
+            for first in firsts.reversed() {
+                if first < pile.count - 1 {
+                    let above = pile[first + 1]
+                    // Runs only grow downwards from the top: once broken, no deeper card heads one.
+                    guard above.isRed != pile[first].isRed && above.rank.rawValue + 1 == pile[first].rank.rawValue else { break }
+                }
+                let from: Target = KlondikeTable.tableau.contains(source)
+                    ? .tableau(source - KlondikeTable.tableau.lowerBound, card: first) : Target(PileID(slot: source))
+                for destination in KlondikeTable.foundations where destination != source && first == pile.count - 1
+                    && table.fits(pile[first], onFoundation: destination)
+                {
+                    commands.append(.drag(from: from, to: Target(PileID(slot: destination))))
+                }
+                for destination in KlondikeTable.tableau where destination != source
+                    && table.fits(pile[first], onTableau: destination)
+                {
+                    commands.append(.drag(from: from, to: Target(PileID(slot: destination))))
+                }
             }
         }
         return commands

@@ -231,8 +231,16 @@ public final class Hub {
     private func list(_ id: ConnectionID, follow: Bool?, requestID: JSON?) {
         if follow == true { lobbyFollowers.insert(id) }
         if follow == false { lobbyFollowers.remove(id) }
-        deliver(OutFrame(ServerMessage.lobby(lobbyEntries())), to: id)
-        if let requestID { deliver(OutFrame(ServerMessage.ack(id: requestID, seq: nil)), to: id) }
+        let lobby = OutFrame(ServerMessage.lobby(lobbyEntries()))
+        // An ack carries the seq of the connection's game whenever it is in one.
+        if let room = currentRoom(id) {
+            room.enqueue(.to(id, lobby))
+            if let requestID { room.enqueue(.to(id, OutFrame(ServerMessage.ack(id: requestID, seq: room.seq)))) }
+            release(room)
+        } else {
+            deliver(lobby, to: id)
+            if let requestID { deliver(OutFrame(ServerMessage.ack(id: requestID, seq: nil)), to: id) }
+        }
     }
 
     private func show(_ id: ConnectionID, requestID: JSON?) {
@@ -348,12 +356,23 @@ public final class Hub {
             case .to(let connection, let frame):
                 deliver(frame, to: connection)
             case .toMany(let recipients, let frame):
-                for connection in recipients { deliver(frame, to: connection) }
+                broadcast(frame, to: recipients)
             case .toMembers(let frame, let seq):
-                for connection in room.recipients(ofSeq: seq) { deliver(frame, to: connection) }
+                broadcast(frame, to: room.recipients(ofSeq: seq))
                 if let arrival { metrics.moveLatency.record(ContinuousClock.now - arrival) }
             }
         }
+    }
+
+    /// The fan-out loop: the same frame to many connections, counted once.
+    private func broadcast(_ frame: OutFrame, to recipients: [ConnectionID]) {
+        var count = 0
+        for connection in recipients where connections[connection] != nil {
+            transport.send(frame, to: connection)
+            count += 1
+        }
+        metrics.messagesOut.increment(by: Int64(count))
+        metrics.bytesOut.increment(by: Int64(count * frame.count))
     }
 
     private func deliver(_ frame: OutFrame, to connection: ConnectionID) {

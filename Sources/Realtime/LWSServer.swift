@@ -203,13 +203,13 @@ public final class LWSServer {
             lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
             return
         }
-        lws_callback_on_writable(connection.wsi)
+        connection.requestWritable()
     }
 
     public func close(_ id: ConnectionID, code: UInt16, reason: String) {
         guard let connection = connections[id], connection.closing == nil else { return }
         connection.closing = (code, reason)
-        lws_callback_on_writable(connection.wsi)
+        connection.requestWritable()
     }
 
     // MARK: The callback, reason by reason
@@ -285,6 +285,7 @@ public final class LWSServer {
     }
 
     private func writeNext(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
+        connection.writableRequested = false
         if connection.pendingCount >= 2 {
             if writeCoalesced(connection, wsi: wsi) < 0 { return -1 }
         } else if let frame = connection.popFront() {
@@ -295,7 +296,7 @@ public final class LWSServer {
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reason, reason.count)
             return -1
         }
-        if connection.hasPending || connection.closing != nil { lws_callback_on_writable(wsi) }
+        if connection.hasPending || connection.closing != nil { connection.requestWritable() }
         return 0
     }
 
@@ -452,6 +453,14 @@ private final class LWSConnection {
     init(wsi: OpaquePointer) { self.wsi = wsi }
 
     var hasPending: Bool { head < queue.count }
+    /// Asking lws again while a request is outstanding costs a poll change each time: ask once.
+    var writableRequested = false
+
+    func requestWritable() {
+        guard !writableRequested else { return }
+        writableRequested = true
+        lws_callback_on_writable(wsi)
+    }
     var pendingCount: Int { queue.count - head }
     func peekFront() -> OutFrame? { head < queue.count ? queue[head] : nil }
 

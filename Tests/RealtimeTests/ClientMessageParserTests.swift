@@ -77,6 +77,16 @@ import Testing
         #expect(id == "d1")
     }
 
+    @Test func aNumberTooLargeForADoubleIsStillWellFormedJSON() {
+        let parsed = parse(#"{"type":"create","kind":"klondike","options":{"seed":1e400},"id":"h"}"#)
+        guard case .request(let request) = parsed, case .create(_, let options) = request.command else {
+            Issue.record("refused before the field checks: \(parsed)")
+            return
+        }
+        #expect(request.id == "h")
+        #expect(throws: ProtocolError.self) { try KlondikeOptionFields(options) }
+    }
+
     @Test func shorthandBecomesTheSameMessages() {
         #expect(command("create klondike draw=3 seed=42") == .create(kind: .klondike, options: .object(["draw": 3, "seed": 42])))
         #expect(command("join g1 tok 5") == .join(game: "g1", token: "tok", since: 5))

@@ -128,13 +128,18 @@ import Testing
             }
             try FileManager.default.createDirectory(atPath: crashed, withIntermediateDirectories: true)
             let wal = databasePath(in: live) + "-wal"
-            #expect(try fileBytes(wal).count > 0)  // the commits are in the WAL, not yet in the main file
             try FileManager.default.copyItem(atPath: databasePath(in: live), toPath: databasePath(in: crashed))
             try FileManager.default.copyItem(atPath: wal, toPath: databasePath(in: crashed) + "-wal")
 
             let recovered = try SQLiteGameStore(directory: crashed)
             #expect(try recovered.games() == [klondikeGame("g", seq: 50)])
             #expect(try recovered.commands(game: "g", after: 0) == commands)
+
+            // The commits were in the WAL only: the main file alone has none of them.
+            let mainFileOnly = directory + "/main-only"
+            try FileManager.default.createDirectory(atPath: mainFileOnly, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: databasePath(in: live), toPath: databasePath(in: mainFileOnly))
+            #expect(try SQLiteGameStore(directory: mainFileOnly).games().isEmpty)
         }
     }
 

@@ -187,12 +187,25 @@ def test_bad_input_in_plane(server, case):
     run(scenario())
 
 
-def test_id_of_64_characters_is_fine(server):
+def test_ids_of_64_characters_are_fine(server):
+    """64 characters, not bytes: accented letters and emoji count one each."""
     async def scenario():
         room = await Room().open(server, "klondike")
-        long_id = "y" * 64
-        reply = await room.player.request({"type": "show", "id": long_id})
-        assert reply.ok and reply.ack["id"] == long_id
+        for long_id in ("y" * 64, "\u00e9" * 64, "\U0001F600" * 64):
+            reply = await room.player.request({"type": "show", "id": long_id})
+            assert reply.ok and reply.ack["id"] == long_id, reply.ack
+        for too_long in ("\u00e9" * 65, "\U0001F600" * 65):
+            await send_and_expect_error(room.player, json.dumps({"type": "show", "id": too_long}), BAD, too_long)
+        await room.assert_untouched()
+        await room.close()
+    run(scenario())
+
+
+def test_a_message_may_start_with_spaces(server):
+    async def scenario():
+        room = await Room().open(server, "klondike")
+        reply = await room.player.request_raw('   \t {"type":"list","id":"spaced"}', "spaced")
+        assert reply.ok and reply.types()[-2:] == ["lobby", "ack"] and reply.ack["seq"] == 0
         await room.close()
     run(scenario())
 
@@ -223,8 +236,11 @@ def test_deeply_nested_json_does_not_crash(server):
         depth = 20000
         frame = '{"type":"show","id":"deep","x":' + "[" * depth + "]" * depth + "}"
         assert len(frame) < 65536
-        reply = await room.player.request_raw(frame, "deep")
-        assert reply.ok or reply.ack["code"] == BAD, reply
+        mark = room.player.mark()
+        await room.player.send_raw(frame)
+        # Answered once: read (the ack), or refused as too deep (bad-request, the id perhaps unread).
+        answer = await room.player.expect(lambda m: isinstance(m, dict) and m.get("type") in ("ack", "error"), mark)
+        assert answer["type"] == "ack" and answer["id"] == "deep" or answer["code"] == BAD, answer
         await room.assert_untouched()
         await room.close()
     run(scenario())

@@ -290,3 +290,32 @@ def test_join_leaves_previous_game_and_leave_has_no_seq(server):
         for client in (a, b, roamer):
             await client.close()
     run(scenario())
+
+
+def test_query_auto_join_failures_leave_the_connection_in_no_game(server):
+    async def scenario():
+        owner = await Client.connect(server.ws(), "p1")
+        game, token = assert_created_reply(await owner.create("klondike", seed=6), "klondike")
+        for path, code in [("/ws?watch=nosuchgame", "not-found"),
+                           ("/ws?" + urllib.parse.urlencode({"game": "nosuchgame", "token": token}), "not-found"),
+                           ("/ws?" + urllib.parse.urlencode({"game": game, "token": "A" * 22}), "forbidden")]:
+            client = await Client.connect(server.ws(path), "auto")
+            error = await client.expect_type("error")
+            assert error["code"] == code and "id" not in error, (path, error)
+            assert not client.received("joined")
+            reply = await client.request({"type": "show"})
+            assert reply.ack["code"] == "not-joined", "the connection is in no game"
+            await client.close()
+        await owner.close()
+    run(scenario())
+
+
+def test_list_inside_a_game_acks_with_the_seq(server):
+    async def scenario():
+        player = await Client.connect(server.ws(), "p1")
+        await player.create("plane")
+        await player.move({"type": "add"})
+        reply = await player.request({"type": "list"})
+        assert reply.types()[-2:] == ["lobby", "ack"] and reply.ack["seq"] == 1
+        await player.close()
+    run(scenario())

@@ -5,10 +5,18 @@ from __future__ import annotations
 import asyncio
 import time
 
+import requests
+
 from e2e_client import Client, connect_many, fresh_snapshot, normalise_cause, run, strip_cause
-from klondike_deal import initial_state, shuffled_deck, winnable_deck
+from klondike_deal import RANKS, initial_state, shuffled_deck, winnable_deck
 
 SPECTATORS = 20
+
+
+def http_get_json(server, path: str):
+    session = requests.Session()
+    session.trust_env = False
+    return session.get(server.http + path, timeout=5).json()
 
 
 def inside(rect: dict, x: float, y: float) -> bool:
@@ -83,14 +91,18 @@ def test_play_a_winnable_deal_with_20_spectators(server):
         assert {"moves", "score", "seconds"} <= set(won)
         assert won["moves"] == player.state["moves"] and won["score"] == player.state["score"]
         assert player.state["status"] == "won"
-        assert all(len(f) == 13 for f in player.state["foundations"])
+        # Each Ace went to the leftmost empty foundation: spades were first, clubs last.
+        assert player.state["foundations"] == [[rank + suit for rank in RANKS] for suit in "SHDC"]
+        lobby = {g["game"]: g for g in http_get_json(server, "/api/games")}
+        assert lobby[game]["status"] == "won" and lobby[game]["seq"] == seq
         assert not player.state["stock"] and not player.state["waste"] and not any(player.state["tableau"])
         assert (await player.request({"type": "undo"})).ack["code"] == "illegal-move", "no undo after a win"
         reset = {"type": "reset", "options": {"draw": 3, "seed": 42}}
         reply = await player.move(reset)
         assert_move_reply(reply, reset, "p1", seq)
         seq += 1
-        assert reply.one("event")["event"] == "reset"
+        event = reply.one("event")
+        assert event["event"] == "reset" and event["seq"] == seq and event["game"] == game
         assert player.state == initial_state(shuffled_deck(42), 3)
 
         # Every spectator saw every diff and every event, in order, with no gap.
@@ -153,6 +165,13 @@ def test_hint_driven_play_keeps_spectators_in_step(server):
             else:
                 assert reply.ack["code"] == "illegal-move" and not reply.of("diff")
         assert moves_made > 20
+        # Hidden information stays hidden: nothing a diff puts into the stock is a card's face.
+        for diff in player.diffs:
+            for op in diff["ops"]:
+                if op["path"] == "/stock" or op["path"].startswith("/stock/"):
+                    values = op.get("value", [])
+                    values = values if isinstance(values, list) else [values]
+                    assert all(v == "??" for v in values), f"diff {diff['seq']} shows the stock: {op}"
         final = await fresh_snapshot(server.ws(), game)
         for s in spectators:
             await s.expect_type("diff", seq=seq)
@@ -160,6 +179,27 @@ def test_hint_driven_play_keeps_spectators_in_step(server):
         for client in [player, *spectators]:
             await client.close()
     run(scenario(), timeout=120)
+
+
+def test_undo_goes_back_to_the_deal_and_not_past_a_reset(server):
+    async def scenario():
+        player = await Client.connect(server.ws(), "p1")
+        await player.create("klondike", draw=1, seed=99)
+        states = [player.state]
+        for _ in range(6):
+            await player.move({"type": "tap", "target": "/stock"})
+            states.append(player.state)
+        for back in range(5, -1, -1):
+            await player.move({"type": "undo"})
+            assert player.state == states[back], f"undo to move {back}"
+        assert (await player.request({"type": "undo"})).ack["code"] == "illegal-move", "nothing before the deal"
+        await player.move({"type": "tap", "target": "/stock"})
+        await player.move({"type": "reset"})
+        assert player.state["draw"] == 1, "reset keeps draw"
+        assert player.state["moves"] == 0 and player.state["score"] == 0
+        assert (await player.request({"type": "undo"})).ack["code"] == "illegal-move", "not past a reset"
+        await player.close()
+    run(scenario())
 
 
 def test_plane_play_with_spectators(server):
@@ -203,11 +243,20 @@ def test_plane_play_with_spectators(server):
             "a drag keeps the rectangle inside the plane"
         assert state["selections"] == {"p1": first, "p2": first}
         assert state["order"] == [first, second], "only add, double-tap and reset change the order"
+        # A double-tap near an edge places the new rectangle inside the plane.
+        for x, y in ((0, 0), (800, 600), (799.5, 0.25)):
+            await play(p2, {"type": "double-tap", "x": x, "y": y})
+            placed = p2.state["rectangles"][p2.state["selections"]["p2"]]
+            assert 0 <= placed["x"] and placed["x"] + placed["width"] <= 800
+            assert 0 <= placed["y"] and placed["y"] + placed["height"] <= 600
+            assert p2.state["order"][-1] == p2.state["selections"]["p2"]
+        state = p2.state  # p2 has seen its own diffs; p1 may not have yet
+        assert state["selections"]["p1"] == first
         # Nothing to do is illegal-move; so is alpha past 10 and colour with no selection.
         lonely = await Client.connect(server.ws(), "p3")
         assert (await lonely.join(game, token)).ok
         assert (await lonely.request({"type": "color"})).ack["code"] == "illegal-move"
-        empty = next(((x, y) for x in (799, 0, 400) for y in (599, 300, 0)
+        empty = next(((x, y) for x in range(0, 801, 40) for y in range(0, 601, 40)
                       if not any(inside(r, x, y) for r in state["rectangles"].values())), None)
         assert empty, state
         assert (await lonely.request({"type": "tap", "x": empty[0], "y": empty[1]})).ack["code"] == "illegal-move"
@@ -223,6 +272,7 @@ def test_plane_play_with_spectators(server):
         assert diff["seq"] == seq and diff["cause"] == {"type": "leave", "by": "p2"}
         assert "p2" not in watcher.state["selections"]
         await lonely.close()
+        await p1.expect_type("diff", seq=seq)
         final = await fresh_snapshot(server.ws(), game)
         assert not watcher.problems and watcher.state == final["state"] == p1.state
         reset = await p1.move({"type": "reset"})

@@ -127,3 +127,24 @@ def test_a_resent_id_is_acked_again_and_not_applied(server):
         for client in (player, spectator, other):
             await client.close()
     run(scenario())
+
+
+def test_ids_are_per_game_and_only_applied_commands_count(server):
+    async def scenario():
+        player, game, _, _ = await game_with_moves(server, 0)
+        # An illegal command is not applied: the same id may then carry a legal one.
+        refused = await player.request({"type": "tap", "target": "/waste", "id": "retry-me"})
+        assert refused.ack["code"] == "illegal-move"
+        applied = await player.move({"type": "tap", "target": "/stock", "id": "retry-me"})
+        assert applied.ack == {"type": "ack", "id": "retry-me", "seq": 1} and applied.of("diff")
+        # Another command under an applied id is that command again: acked, not applied.
+        other = await player.request({"type": "undo", "id": "retry-me"})
+        assert other.ack == {"type": "ack", "id": "retry-me", "seq": 1} and not other.of("diff")
+        # Ids are unique within a game, not across games.
+        elsewhere, _, _, _ = await game_with_moves(server, 0, seed=32)
+        reply = await elsewhere.move({"type": "tap", "target": "/stock", "id": "retry-me"})
+        assert reply.ack == {"type": "ack", "id": "retry-me", "seq": 1} and reply.of("diff")
+        assert (await fresh_snapshot(server.ws(), game))["seq"] == 1
+        for client in (player, elsewhere):
+            await client.close()
+    run(scenario())

@@ -74,3 +74,18 @@ def test_sigterm_under_load_closes_1001_and_keeps_acked_moves(start_server, tmp_
             await player.move({"type": "tap", "target": "/stock"})
             await player.close()
     run(verify())
+
+
+def test_sigint_shuts_down_cleanly_too(start_server):
+    server = start_server()
+
+    async def scenario():
+        player = await Client.connect(server.ws(), "p1")
+        game = (await player.create("klondike", seed=4)).one("created")["game"]
+        watcher = await Client.connect(server.ws(), "s")
+        await watcher.watch(game)
+        os.kill(server.proc.pid, signal.SIGINT)
+        for client in (player, watcher):
+            assert await client.wait_closed(10) == 1001
+    run(scenario())
+    assert server.proc.wait(timeout=15) == 0, server.output()

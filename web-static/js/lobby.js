@@ -18,7 +18,7 @@ export class LobbyView {
     this.games = null;
     this.list = el("div.game-list", { "aria-live": "polite", "aria-busy": "true" }, el("p.muted.loading", {}, "Loading games\u2026"));
     const createButton = (/** @type {string} */ label, /** @type {string} */ sub, /** @type {string} */ kind, /** @type {any} */ options, /** @type {string} */ cls) =>
-      el(`button.create-tile.${cls}`, { type: "button", dataset: { create: cls }, onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options) },
+      el(`button.create-tile.tile-${cls}`, { type: "button", dataset: { create: cls }, onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options) },
         el("span.tile-art", { "aria-hidden": "true" }, icon(kind === "plane" ? "plane" : "cards")),
         el("span.tile-text", {}, el("strong", {}, label), el("span", {}, sub)));
     const linkInput = /** @type {HTMLInputElement} */ (el("input#open-link", { type: "text", placeholder: "Paste a game link or id", autocomplete: "off", spellcheck: "false", "aria-label": "Game link or id" }));

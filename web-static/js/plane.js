@@ -87,6 +87,7 @@ export class PlaneView {
     this.addButton = /** @type {HTMLButtonElement} */ (el("button.btn.primary.add-rect", { type: "button" }, "Add rectangle"));
     this.clearButton = /** @type {HTMLButtonElement} */ (el("button.btn.ghost.clear-plane", { type: "button" }, "Clear plane"));
     this.countLine = el("p.muted.rect-count", {}, "");
+    this.legend = el("ul.legend", { "aria-label": "Players with a selection", hidden: true });
     const panel = el("aside.plane-panel", { "aria-label": "Selection" },
       el("div.sel-head", {}, this.selTitle, this.selId),
       interactive ? el("div.field", {}, el("span.field-label", {}, "Colour"), this.colorButton) : null,
@@ -94,6 +95,7 @@ export class PlaneView {
         el("div.alpha-row", {}, this.alphaDown, el("div.alpha-mid", {}, this.alphaValue, this.alphaBar), this.alphaUp)) : null,
       interactive ? el("div.panel-actions", {}, this.addButton, this.clearButton) : null,
       this.countLine,
+      this.legend,
       el("p.muted.panel-help", {}, interactive ? "Tap to select \u00b7 double-tap to add \u00b7 drag to move" : "Watching: read only"),
     );
     if (interactive) {
@@ -128,7 +130,7 @@ export class PlaneView {
     if (!state) return;
     const availableW = this.stage.clientWidth || 320;
     const top = this.stage.getBoundingClientRect().top + window.scrollY;
-    const availableH = Math.max(200, window.innerHeight - top - 16);
+    const availableH = Math.max(200, window.innerHeight - top - 36);
     const wide = window.innerWidth >= 760;
     this.scale = Math.min(availableW / state.width, (wide ? availableH : Infinity) / state.height, 2);
     const s = this.scale;
@@ -206,6 +208,13 @@ export class PlaneView {
     const r = id ? state.rectangles[id] : undefined;
     const count = (state.order || []).length;
     this.countLine.textContent = `${count} ${count === 1 ? "rectangle" : "rectangles"}`;
+    const selecting = Object.keys(state.selections || {}).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+    this.legend.replaceChildren(...selecting.map((p) => {
+      const chip = el("span.chip", { "aria-hidden": "true" });
+      chip.style.backgroundColor = playerColor(p);
+      return el("li", {}, chip, p === you ? `${p} (you)` : p);
+    }));
+    this.legend.hidden = selecting.length === 0;
     if (!this.options.interactive) {
       this.selTitle.textContent = "Watching";
       this.selId.textContent = "";
@@ -215,7 +224,7 @@ export class PlaneView {
     this.selId.textContent = r ? /** @type {string} */ (id) : "";
     const hex = r ? rectHex(r) : "#------";
     /** @type {HTMLElement} */ (this.colorButton.querySelector(".color-hex")).textContent = hex;
-    /** @type {HTMLElement} */ (this.colorButton.querySelector(".swatch")).style.backgroundColor = r ? hex : "transparent";
+    /** @type {HTMLElement} */ (this.colorButton.querySelector(".swatch")).style.setProperty("--swatch", r ? `rgb(${r.r} ${r.g} ${r.b} / ${r.alpha / 10})` : "transparent");
     this.colorButton.disabled = !r;
     this.alphaValue.textContent = r ? String(r.alpha) : "\u2013";
     /** @type {HTMLElement} */ (this.alphaBar.firstElementChild).style.width = r ? `${r.alpha * 10}%` : "0%";

@@ -64,7 +64,7 @@ public enum ClientMessageParser {
 
     public static func parse(_ bytes: [UInt8]) -> Parsed {
         let message: JSON
-        if let json = try? JSONText.parse(bytes) {
+        if let json = try? JSONText.parseAllowingHugeNumbers(bytes) {
             message = json
         } else if looksLikeJSON(bytes) {
             return .failure(.bad("malformed JSON"), id: nil)

@@ -13,7 +13,9 @@ import Foundation
 /// on the ones that failed). Tickets from then on are never reported; the server
 /// is expected to log the error and stop, so that no accepted move is silently lost.
 ///
-/// Callbacks run on the writer thread and must not call `flush()` or `close()`.
+/// `onCommitted` runs on the writer thread; `onFailure` too, or on the submitting thread
+/// for a refused batch. Neither may call `flush()` or `close()` (they wait for that thread).
+/// Shutdown order: stop submitting, `close()` the queue, then close the store.
 public final class CommitQueue: Sendable {
     private let worker: CommitWorker
 

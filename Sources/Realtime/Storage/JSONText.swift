@@ -25,6 +25,20 @@ public enum JSONText {
         return try result.get()
     }
 
+    /// Like `parse`, but a number too large for a finite `Double` (`1e400`) reads as
+    /// infinity instead of failing: for client frames, which are well-formed JSON then
+    /// and get a `bad-request` that names their `id` from the field checks, which refuse
+    /// non-finite numbers. Such a value must never be encoded again.
+    public static func parseAllowingHugeNumbers(_ bytes: some Collection<UInt8>) throws(JSONTextError) -> JSON {
+        let parse = { (buffer: UnsafeBufferPointer<UInt8>) -> Result<JSON, JSONTextError> in
+            var parser = JSONTextParser(bytes: buffer)
+            parser.hugeNumbersAreInfinite = true
+            return parser.parseDocument()
+        }
+        let result = bytes.withContiguousStorageIfAvailable(parse) ?? Array(bytes).withUnsafeBufferPointer(parse)
+        return try result.get()
+    }
+
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONTextError) -> JSON {
         try JSONTextParser.parse(bytes.bindMemory(to: UInt8.self)).get()
     }
@@ -84,6 +98,7 @@ private struct JSONTextParser {
     var index = 0
     /// Reused for strings with escapes, so each such string costs one String allocation.
     var scratch: [UInt8] = []
+    var hugeNumbersAreInfinite = false
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -259,7 +274,7 @@ private struct JSONTextParser {
         // The grammar is checked above, so the standard library's correctly rounded parser sees only JSON numbers.
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw JSONTextError(.invalidNumber, at: start) }
-        guard value.isFinite else { throw JSONTextError(.numberOutOfRange, at: start) }
+        guard value.isFinite || hugeNumbersAreInfinite else { throw JSONTextError(.numberOutOfRange, at: start) }
         return .double(value)
     }
 
