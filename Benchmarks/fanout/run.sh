@@ -50,6 +50,7 @@ S4_SECONDS=10
 FANLOAD_TIMEOUT=240     # hard wall-clock limit of every fanload run, seconds
 
 WORK=$(mktemp -d /tmp/boardcast-fanout.XXXXXX)
+: >"$WORK/results.txt"
 SERVER_PID=""
 PASSED=0
 FAILED=0
@@ -172,6 +173,20 @@ if [ $needs_node = 1 ]; then
     if [ ! -s "$WORK/frames.txt" ] || [ "$(grep -c '^diff' "$WORK/frames.txt")" -lt $moves ]; then
         fail_run "record: Boardcast's frames were not recorded"
     fi
+fi
+
+# ---- the Node server must send the very bytes Boardcast sent ----
+if [ $needs_node = 1 ] && [ -s "$WORK/frames.txt" ]; then
+    if fanload_run identical node --games 1 --spectators 1 --phase "record:paced:$moves:80" \
+        --record "$WORK/frames-node.txt" --settle-ms 300; then
+        if cmp -s <(grep '^diff' "$WORK/frames.txt") <(grep '^diff' "$WORK/frames-node.txt"); then
+            say "Node's diff frames are byte-identical to Boardcast's ($moves frames)"
+        else
+            PASSED=$((PASSED - 1))
+            fail_run "identical: Node's diff frames differ from Boardcast's"
+        fi
+    fi
+    : >"$WORK/results.txt"
 fi
 
 # ---- scenarios ----

@@ -205,7 +205,7 @@ public struct Klondike: Sendable, Equatable {
     // MARK: - Moves
 
     /// Cards leaving the top of one pile for another, as the rules accepted them.
-    struct PlannedMove: Equatable {
+    private struct PlannedMove: Equatable {
         var from: Int
         var to: Int
         var count: Int
@@ -213,8 +213,8 @@ public struct Klondike: Sendable, Equatable {
 
     /// A double-tap: the top card of the waste or a tableau pile goes home if it can, else to
     /// the first tableau pile, left to right, that takes it.
-    func planSendHome(_ target: Target) throws(GameError) -> PlannedMove {
-        let slot = target.pile.slot!
+    private func planSendHome(_ target: Target) throws(GameError) -> PlannedMove {
+        let slot = target.pile.slot!  // `check(_:)` passed it
         guard slot == KlondikeTable.waste || KlondikeTable.tableau.contains(slot) else {
             throw .illegal("double-tap-source", "only the waste and tableau piles send their top card on; \(target) does not")
         }
@@ -235,8 +235,8 @@ public struct Klondike: Sendable, Equatable {
     }
 
     /// A drag: `from` names the bottom card of the cards that move; `to` names a pile.
-    func planDrag(from: Target, to: Target) throws(GameError) -> PlannedMove {
-        let source = from.pile.slot!
+    private func planDrag(from: Target, to: Target) throws(GameError) -> PlannedMove {
+        let source = from.pile.slot!  // `check(_:)` passed both
         let destination = to.pile.slot!
         let pile = table.piles[source]
         switch from.pile {
@@ -297,7 +297,7 @@ public struct Klondike: Sendable, Equatable {
 
     /// Applies a move the rules accepted: the cards go over, the card they uncover turns up,
     /// the score moves, and the game may be won, all in one diff.
-    mutating func carryOut(_ move: PlannedMove, time: Double) -> MoveOutcome {
+    private mutating func carryOut(_ move: PlannedMove, time: Double) -> MoveOutcome {
         let fromCount = table.piles[move.from].count
         let toCount = table.piles[move.to].count
         let first = fromCount - move.count

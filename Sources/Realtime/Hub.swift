@@ -25,6 +25,7 @@ public final class Hub {
     private var rooms: [String: GameRoom] = [:]
     private var lobbyFollowers: Set<ConnectionID> = []
     private var lobbyDirty = false
+    private var lobbyCache: OutFrame?
     private var lastLobbySent = -Double.infinity
     private var committed: UInt64 = 0
 
@@ -109,13 +110,13 @@ public final class Hub {
                                                         spectators: room.spectatorCount))
             room.enqueue(.toMany(Array(room.members.keys), frame))
             release(room)
-            lobbyDirty = true
+            lobbyChanged()
         }
         let now = clock()
         if lobbyDirty && !lobbyFollowers.isEmpty && now - lastLobbySent >= 1 {
             lobbyDirty = false
             lastLobbySent = now
-            let frame = OutFrame(ServerMessage.lobby(lobbyEntries()))
+            let frame = lobbyFrame()
             for follower in lobbyFollowers { deliver(frame, to: follower) }
         }
     }
@@ -123,6 +124,20 @@ public final class Hub {
     // MARK: HTTP views
 
     public func lobbyJSON() -> String { ServerMessage.lobbyArray(lobbyEntries()) }
+
+    /// Something the lobby shows changed: followers hear of it on the next tick.
+    private func lobbyChanged() {
+        lobbyDirty = true
+        lobbyCache = nil
+    }
+
+    /// The lobby message, encoded once per change however often clients ask for it.
+    private func lobbyFrame() -> OutFrame {
+        if let lobbyCache { return lobbyCache }
+        let frame = OutFrame(ServerMessage.lobby(lobbyEntries()))
+        lobbyCache = frame
+        return frame
+    }
 
     func lobbyEntries() -> [LobbyEntry] {
         rooms.values.map(\.lobbyEntry).sorted { ($0.updated, $0.game) > ($1.updated, $1.game) }
@@ -160,7 +175,7 @@ public final class Hub {
         let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now)
         rooms[gameID] = room
         metrics.games.set(Double(rooms.count))
-        lobbyDirty = true
+        lobbyChanged()
         if let sink { room.noteTicket(sink.submit(StoreBatch(games: [room.storedGame]))) }
         logger.info("game created", metadata: ["game": "\(gameID)", "kind": "\(kind.rawValue)", "conn": "\(id)"])
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
@@ -231,7 +246,7 @@ public final class Hub {
     private func list(_ id: ConnectionID, follow: Bool?, requestID: JSON?) {
         if follow == true { lobbyFollowers.insert(id) }
         if follow == false { lobbyFollowers.remove(id) }
-        let lobby = OutFrame(ServerMessage.lobby(lobbyEntries()))
+        let lobby = lobbyFrame()
         // An ack carries the seq of the connection's game whenever it is in one.
         if let room = currentRoom(id) {
             room.enqueue(.to(id, lobby))
@@ -248,8 +263,7 @@ public final class Hub {
             reply(id, error: ProtocolError(.notJoined, "show needs a game: join or watch one"), requestID: requestID)
             return
         }
-        let header = "\(room.kind.rawValue) \(room.id)  seq \(room.seq)  \(room.game.status)"
-        for line in [header] + room.game.textBoard { room.enqueue(.to(id, OutFrame(line))) }
+        for line in room.textBoardFrames { room.enqueue(.to(id, line)) }
         if let requestID { room.enqueue(.to(id, OutFrame(ServerMessage.ack(id: requestID, seq: room.seq)))) }
         release(room)
     }
@@ -327,7 +341,7 @@ public final class Hub {
         for event in outcome.events {
             room.enqueue(.toMembers(OutFrame(ServerMessage.event(game: room.id, seq: room.seq, event: event)), seq: room.seq))
         }
-        lobbyDirty = true
+        lobbyChanged()
         return .success(())
     }
 

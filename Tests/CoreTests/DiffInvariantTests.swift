@@ -81,12 +81,13 @@ extension DiffInvariantTests {
 
     @Test(arguments: [0, 1, 2, 3])
     func klondikeDiffsPatchTheDocumentAndNeverShowAFaceDownCard(quarter: Int) throws {
-        var accepted = 0, refused = 0, foundationCards = 0, wins = 0
+        var accepted = 0, refused = 0, cardsHome = 0, wins = 0
         for seed in Self.klondikeSeeds where Int(seed % 4) == quarter {
             let options = KlondikeOptions(draw: seed % 3 == 0 ? 3 : 1, deal: .seed(seed), entropy: seed &* 31)
             var game = try Klondike(options: options, time: 0)
             var gestures = KlondikeGestureGenerator(seed: seed &* 104_729)
             var before = game.publicState.encoded
+            var mostHome = 0
             Self.checkHiddenCards(game, ops: [], seed: seed)
             for step in 0..<Self.klondikeGesturesPerSeed {
                 let command = gestures.next(on: game)
@@ -99,15 +100,16 @@ extension DiffInvariantTests {
                     refused += 1
                 }
                 if game.isWon && !wasWon { wins += 1 }
+                mostHome = max(mostHome, (0..<4).reduce(0) { $0 + (game.pile(.foundation($1))?.cards.count ?? 0) })
                 Self.checkHiddenCards(game, ops: (try? result.get())?.diff.ops ?? [], seed: seed)
                 before = after
             }
-            foundationCards += (0..<4).reduce(0) { $0 + (game.pile(.foundation($1))?.cards.count ?? 0) }
+            cardsHome += mostHome
         }
         // Games must really be played, not just refused, for the test to mean much.
         #expect(accepted > 4000 && refused > 1000, "accepted \(accepted), refused \(refused)")
-        #expect(foundationCards > 50 * 3, "only \(foundationCards) cards reached foundations in 50 games")
-        print("KCOUNTS", accepted, refused, foundationCards, wins)
+        #expect(cardsHome > 50 * 3, "at best only \(cardsHome) cards reached foundations in 50 games")
+        print("KCOUNTS", accepted, refused, cardsHome, wins)
     }
 
     /// Face-down cards stay hidden: the stock shows only `??`; each tableau pile
@@ -169,19 +171,19 @@ struct KlondikeGestureGenerator {
 
     mutating func next(on game: Klondike) -> KlondikeCommand {
         let roll = int(100)
-        if roll < 40, let hint = game.hint() {
+        if roll < 75, let hint = game.hint() {
             if hint.from == "/stock" { return .tap(.stock) }
             if let from = try? Target.parse(hint.from), let to = try? Target.parse(hint.to) { return .drag(from: from, to: to) }
         }
         switch roll {
-        case 0..<40, 40..<60:
+        case 0..<82:
             let legal = game.legalCommands()
             return legal.isEmpty ? .tap(.stock) : legal[int(legal.count)]
-        case 60..<72: return .tap(.stock)
-        case 72..<80: return .doubleTap(blindTarget(game))
-        case 80..<88: return .drag(from: blindTarget(game), to: blindTarget(game))
-        case 88..<90: return .tap(blindTarget(game))
-        case 90..<99: return .undo
+        case 82..<86: return .tap(.stock)
+        case 86..<90: return .doubleTap(blindTarget(game))
+        case 90..<94: return .drag(from: blindTarget(game), to: blindTarget(game))
+        case 94..<95: return .tap(blindTarget(game))
+        case 95..<99: return .undo
         default:
             let draw = [nil, 1, 3][int(3)]
             return .reset(KlondikeResetOptions(draw: draw, deal: int(2) == 0 ? nil : .seed(rng.next() >> 11)))

@@ -34,8 +34,16 @@ class RawWebSocket:
         self.reader, self.writer = reader, writer
 
     @classmethod
-    async def connect(cls, host: str, port: int, path: str = "/ws", timeout: float = 5.0) -> "RawWebSocket":
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    async def connect(cls, host: str, port: int, path: str = "/ws", timeout: float = 5.0,
+                      receive_buffer: int | None = None) -> "RawWebSocket":
+        if receive_buffer is None:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        else:  # a small kernel buffer makes a client that does not read push back at once
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+            sock.setblocking(False)
+            await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, (host, port)), timeout)
+            reader, writer = await asyncio.open_connection(sock=sock)
         key = base64.b64encode(os.urandom(16)).decode()
         writer.write((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
                       f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())

@@ -109,6 +109,17 @@ final class GameRoom {
         history[min(since, history.count)...]
     }
 
+    /// The `show` drawing of the current state, drawn once per seq however often it is asked for.
+    var textBoardFrames: [OutFrame] {
+        if let cached = textBoardCache, cached.seq == seq { return cached.frames }
+        let header = "\(kind.rawValue) \(id)  seq \(seq)  \(game.status)"
+        let frames = ([header] + game.textBoard).map(OutFrame.init)
+        textBoardCache = (seq, frames)
+        return frames
+    }
+
+    private var textBoardCache: (seq: Int, frames: [OutFrame])?
+
     // MARK: Output
 
     func noteTicket(_ ticket: UInt64) {
