@@ -205,7 +205,7 @@ public struct Klondike: Sendable, Equatable {
     // MARK: - Moves
 
     /// Cards leaving the top of one pile for another, as the rules accepted them.
-    private struct PlannedMove: Equatable {
+    struct PlannedMove: Equatable {
         var from: Int
         var to: Int
         var count: Int

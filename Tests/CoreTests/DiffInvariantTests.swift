@@ -81,7 +81,7 @@ extension DiffInvariantTests {
 
     @Test(arguments: [0, 1, 2, 3])
     func klondikeDiffsPatchTheDocumentAndNeverShowAFaceDownCard(quarter: Int) throws {
-        var accepted = 0, refused = 0, cardsHome = 0, wins = 0
+        var accepted = 0, refused = 0, cardsHome = 0
         for seed in Self.klondikeSeeds where Int(seed % 4) == quarter {
             let options = KlondikeOptions(draw: seed % 3 == 0 ? 3 : 1, deal: .seed(seed), entropy: seed &* 31)
             var game = try Klondike(options: options, time: 0)
@@ -91,7 +91,6 @@ extension DiffInvariantTests {
             Self.checkHiddenCards(game, ops: [], seed: seed)
             for step in 0..<Self.klondikeGesturesPerSeed {
                 let command = gestures.next(on: game)
-                let wasWon = game.isWon
                 let result = game.apply(command, context: MoveContext(player: "p1", time: Double(step)))
                 let after = game.publicState.encoded
                 if Self.checkInvariant(before: before, after: after, result: result, gesture: "seed \(seed) step \(step) \(command)") {
@@ -99,7 +98,6 @@ extension DiffInvariantTests {
                 } else {
                     refused += 1
                 }
-                if game.isWon && !wasWon { wins += 1 }
                 mostHome = max(mostHome, (0..<4).reduce(0) { $0 + (game.pile(.foundation($1))?.cards.count ?? 0) })
                 Self.checkHiddenCards(game, ops: (try? result.get())?.diff.ops ?? [], seed: seed)
                 before = after
@@ -107,9 +105,8 @@ extension DiffInvariantTests {
             cardsHome += mostHome
         }
         // Games must really be played, not just refused, for the test to mean much.
-        #expect(accepted > 4000 && refused > 1000, "accepted \(accepted), refused \(refused)")
-        #expect(cardsHome > 50 * 3, "at best only \(cardsHome) cards reached foundations in 50 games")
-        print("KCOUNTS", accepted, refused, cardsHome, wins)
+        #expect(accepted > 4000 && refused > 400, "accepted \(accepted), refused \(refused)")
+        #expect(cardsHome > 50 * 8, "at best only \(cardsHome) cards reached foundations in 50 games")
     }
 
     /// Face-down cards stay hidden: the stock shows only `??`; each tableau pile

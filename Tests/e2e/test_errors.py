@@ -83,6 +83,9 @@ KLONDIKE_CASES = [
     ('{"type":"drag","from":"/tableau/6/7","to":"/foundations/0","id":"past-top"}', "illegal-move", "past-top"),
     ('{"type":"drag","from":"/tableau/6/6","to":"/stock","id":"to-stock"}', "illegal-move", "to-stock"),
     ('{"type":"drag","from":"/tableau/6/6","to":"/tableau/6","id":"same-pile"}', "illegal-move", "same-pile"),
+    ('{"type":"drag","from":"/tableau/6/6","to":"/waste","id":"to-waste"}', "illegal-move", "to-waste"),
+    ('{"type":"drag","from":"/waste","to":"/tableau/0","id":"from-empty-waste"}', "illegal-move", "from-empty-waste"),
+    ('{"type":"double-tap","target":"/stock","id":"dt-stock"}', "illegal-move", "dt-stock"),
     ('{"type":"undo","id":"undo-at-deal"}', "illegal-move", "undo-at-deal"),
 ]
 

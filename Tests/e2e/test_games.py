@@ -319,3 +319,21 @@ def test_list_inside_a_game_acks_with_the_seq(server):
         assert reply.types()[-2:] == ["lobby", "ack"] and reply.ack["seq"] == 1
         await player.close()
     run(scenario())
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_stock_runs_out_and_the_waste_turns_over(server, draw):
+    async def scenario():
+        client = await Client.connect(server.ws())
+        await client.create("klondike", draw=draw, seed=2718)
+        deck = shuffled_deck(2718)
+        for _ in range(24 // draw):
+            await client.move({"type": "tap", "target": "/stock"})
+        assert client.state["stock"] == [] and client.state["waste"] == deck[28:]
+        await client.move({"type": "tap", "target": "/stock"})
+        assert client.state["stock"] == ["??"] * 24 and client.state["waste"] == []
+        await client.move({"type": "tap", "target": "/stock"})
+        assert client.state["waste"] == deck[28:28 + draw], "the turned-over stock draws in the same order"
+        assert client.state == (await fresh_snapshot(server.ws(), client.game))["state"]
+        await client.close()
+    run(scenario())

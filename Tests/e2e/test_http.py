@@ -146,3 +146,18 @@ def test_metrics_exist_and_move_with_traffic(server):
     errors = {k: v for k, v in after.items() if "error" in k.split("{")[0].lower()}
     bad_request = [v for k, v in errors.items() if "bad-request" in k or "bad_request" in k]
     assert bad_request and max(bad_request) >= 1, f"no error counter labelled with its code: {errors}"
+
+
+CONTENT_TYPES = {".html": "text/html", ".js": "javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+
+
+def test_static_files_under_root_are_served(server):
+    from e2e_server import WEB_DIR
+    files = sorted(p for p in WEB_DIR.rglob("*") if p.is_file() and p.suffix in CONTENT_TYPES)[:30]
+    assert files, f"no files in {WEB_DIR}"
+    session = http_session()
+    for path in files:
+        url = server.http + "/" + path.relative_to(WEB_DIR).as_posix()
+        response = session.get(url, timeout=5)
+        assert response.status_code == 200, url
+        assert CONTENT_TYPES[path.suffix] in response.headers["Content-Type"], (url, response.headers["Content-Type"])

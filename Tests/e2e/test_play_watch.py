@@ -44,6 +44,7 @@ def test_play_a_winnable_deal_with_20_spectators(server):
 
     async def scenario():
         player = await Client.connect(server.ws(), "p1")
+        dealt_at = time.monotonic()
         reply = await player.create("klondike", draw=1, deck=deck)
         game = reply.one("created")["game"]
         assert player.state == initial_state(deck, 1)
@@ -89,6 +90,7 @@ def test_play_a_winnable_deal_with_20_spectators(server):
         assert won is not None, "the last card on a foundation sends the won event"
         assert won["event"] == "won" and won["game"] == game and won["seq"] == seq
         assert {"moves", "score", "seconds"} <= set(won)
+        assert isinstance(won["seconds"], (int, float)) and 0 <= won["seconds"] <= time.monotonic() - dealt_at + 1
         assert won["moves"] == player.state["moves"] and won["score"] == player.state["score"]
         assert player.state["status"] == "won"
         # Each Ace went to the leftmost empty foundation: spades were first, clubs last.
@@ -263,6 +265,10 @@ def test_plane_play_with_spectators(server):
         for _ in range(5):
             await play(p1, {"type": "alpha", "step": 1})
         assert (await p1.request({"type": "alpha", "step": 1})).ack["code"] == "illegal-move"
+        # A tap on empty space clears the sender's selection: its key goes.
+        await play(p1, {"type": "tap", "x": empty[0], "y": empty[1]})
+        assert "p1" not in p1.state["selections"] and p1.state["selections"]["p2"]
+        assert (await p1.request({"type": "tap", "x": empty[0], "y": empty[1]})).ack["code"] == "illegal-move"
         # A player who leaves loses its selection in a diff caused by `leave`.
         mark = watcher.mark()
         reply = await p2.request({"type": "leave"})

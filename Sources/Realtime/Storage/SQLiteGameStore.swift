@@ -28,7 +28,7 @@ public final class SQLiteGameStore: GameStore {
     /// The database file, or `:memory:`.
     public let path: String
     public let durability: Durability
-    private let database: any DatabaseWriter
+    private let database: any GRDB.DatabaseWriter
     private let lock: DataDirectoryLock?
 
     /// Opens (creating if needed) `directory/boardcast.sqlite` and brings its schema up to date.
@@ -43,15 +43,15 @@ public final class SQLiteGameStore: GameStore {
         let lock = try DataDirectoryLock(
             path: URL(fileURLWithPath: directory).appendingPathComponent(Self.lockFileName).path,
             directory: directory)
-        // Checked read-only before DatabasePool opens it: the pool writes at once (WAL set-up).
+        // Checked read-only before GRDB.DatabasePool opens it: the pool writes at once (WAL set-up).
         try Self.checkExistingFile(at: path)
-        let pool: DatabasePool
+        let pool: GRDB.DatabasePool
         do {
-            var configuration = Configuration()
+            var configuration = GRDB.Configuration()
             configuration.label = "boardcast"
             // Another process (an operator's sqlite3 shell) may briefly hold a lock; wait rather than fail a commit.
             configuration.busyMode = .timeout(5)
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try GRDB.DatabasePool(path: path, configuration: configuration)
             // After the pool's own set-up, which sets NORMAL; only the writer connection commits.
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
@@ -66,7 +66,7 @@ public final class SQLiteGameStore: GameStore {
         self.lock = lock
     }
 
-    private init(memory: DatabaseQueue) {
+    private init(memory: GRDB.DatabaseQueue) {
         self.path = ":memory:"
         self.durability = .normal
         self.database = memory
@@ -75,7 +75,7 @@ public final class SQLiteGameStore: GameStore {
 
     /// A store that keeps nothing past the process (`--data :memory:`), with the same behaviour otherwise.
     public static func inMemory() throws -> SQLiteGameStore {
-        let queue = try DatabaseQueue()
+        let queue = try GRDB.DatabaseQueue()
         try migrator.migrate(queue)
         return SQLiteGameStore(memory: queue)
     }
@@ -90,7 +90,7 @@ public final class SQLiteGameStore: GameStore {
 
     public func games() throws -> [StoredGame] {
         try database.read { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(Self.gameColumns) FROM game ORDER BY created, id"))
+            let rows = try GRDB.Row.fetchCursor(db.cachedStatement(sql: "SELECT \(Self.gameColumns) FROM game ORDER BY created, id"))
             var games: [StoredGame] = []
             while let row = try rows.next() { games.append(try decodeGame(row)) }
             return games
@@ -100,7 +100,7 @@ public final class SQLiteGameStore: GameStore {
     public func game(id: String) throws -> StoredGame? {
         try database.read { db in
             let statement = try db.cachedStatement(sql: "SELECT \(Self.gameColumns) FROM game WHERE id = ?")
-            return try Row.fetchOne(statement, arguments: [id]).map(decodeGame)
+            return try GRDB.Row.fetchOne(statement, arguments: [id]).map(decodeGame)
         }
     }
 
@@ -108,7 +108,7 @@ public final class SQLiteGameStore: GameStore {
         try database.read { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT \(Self.commandColumns) FROM command WHERE game = ? AND seq > ? ORDER BY seq")
-            let rows = try Row.fetchCursor(statement, arguments: [game, seq])
+            let rows = try GRDB.Row.fetchCursor(statement, arguments: [game, seq])
             var commands: [StoredCommand] = []
             while let row = try rows.next() { commands.append(try decodeCommand(row)) }
             return commands
@@ -119,7 +119,7 @@ public final class SQLiteGameStore: GameStore {
         try database.read { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT \(Self.commandColumns) FROM command WHERE game = ? AND client_id = ? ORDER BY seq LIMIT 1")
-            return try Row.fetchOne(statement, arguments: [game, clientID]).map(decodeCommand)
+            return try GRDB.Row.fetchOne(statement, arguments: [game, clientID]).map(decodeCommand)
         }
     }
 
@@ -159,8 +159,8 @@ public final class SQLiteGameStore: GameStore {
     static let commandColumns = "game, seq, command, player, client_id, time"
 
     /// Migrations are append-only: a released one is never edited, a change is a new one.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
+    static var migrator: GRDB.DatabaseMigrator {
+        var migrator = GRDB.DatabaseMigrator()
         migrator.registerMigration("v1-games-and-commands") { db in
             // STRICT: a wrongly typed value is an error, not silently stored.
             // WITHOUT ROWID: commands are clustered by (game, seq), so a replay is one range scan.
@@ -192,14 +192,14 @@ public final class SQLiteGameStore: GameStore {
 
     // MARK: Decoding
 
-    private func decodeGame(_ row: Row) throws -> StoredGame {
+    private func decodeGame(_ row: GRDB.Row) throws -> StoredGame {
         let id: String = row[0]
         return StoredGame(
             id: id, kind: row[1], options: try decodeJSON(row[2], what: "options of game \(id)"),
             tokenHash: row[3], created: row[4], updated: row[5], status: row[6], seq: row[7])
     }
 
-    private func decodeCommand(_ row: Row) throws -> StoredCommand {
+    private func decodeCommand(_ row: GRDB.Row) throws -> StoredCommand {
         let game: String = row[0]
         let seq: Int = row[1]
         return StoredCommand(
@@ -238,9 +238,9 @@ public final class SQLiteGameStore: GameStore {
             throw StorageError.damaged(path: path, detail: "the file does not start with the SQLite header")
         }
         do {
-            var configuration = Configuration()
+            var configuration = GRDB.Configuration()
             configuration.readonly = true
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let queue = try GRDB.DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
             // No transaction: on a damaged file even its COMMIT can fail and hide the report.
             try queue.inDatabase { db in
@@ -264,7 +264,7 @@ public final class SQLiteGameStore: GameStore {
 
     /// quick_check's report lines. It may report a bad page and then fail on it,
     /// so lines read before an error are kept: they say where the damage is.
-    private static func quickCheck(_ db: Database) throws -> [String] {
+    private static func quickCheck(_ db: GRDB.Database) throws -> [String] {
         var lines: [String] = []
         do {
             let cursor = try String.fetchCursor(db, sql: "PRAGMA quick_check")
@@ -272,14 +272,14 @@ public final class SQLiteGameStore: GameStore {
                 // A row may hold several lines, headed by "*** in database main ***".
                 lines += row.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("*** in database") }
             }
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+        } catch let error as GRDB.DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             lines.append(error.message ?? "\(error)")
         }
         return lines
     }
 
     private static func openingError(_ error: any Error, path: String) -> any Error {
-        guard let error = error as? DatabaseError else { return error }
+        guard let error = error as? GRDB.DatabaseError else { return error }
         switch error.resultCode {
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
             return StorageError.damaged(path: path, detail: error.message ?? "\(error)")
