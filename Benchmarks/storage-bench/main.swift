@@ -16,6 +16,13 @@ let timeCap: UInt64 = (quick ? 2 : 8) * 1_000_000_000
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+/// Bytes this process has caused to be written to disk (Linux), to see what a commit costs in I/O.
+func diskBytesWritten() -> UInt64? {
+    guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+    let line = io.split(separator: "\n").first { $0.hasPrefix("write_bytes:") }
+    return line.flatMap { UInt64($0.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces)) }
+}
+
 /// What the queue reported, and when: shared by the writer thread and the driver.
 final class CommitLog: @unchecked Sendable {  // every field is guarded by `condition`
     private let condition = NSCondition()
@@ -62,6 +69,7 @@ struct Result {
     var transactions: Int
     var seconds: Double
     var latenciesMs: [Double]  // sorted
+    var diskBytes: UInt64?
 
     func percentile(_ p: Double) -> Double {
         latenciesMs[min(latenciesMs.count - 1, Int(Double(latenciesMs.count) * p))]
@@ -78,6 +86,7 @@ final class Rig {
     var seqs: [Int]
     var submittedAt: [UInt64] = [0]  // by ticket; ticket 0 does not exist
     var random = SplitMix64(seed: 7)
+    var diskBytesAtStart: UInt64?
 
     init(games: Int, durability: SQLiteGameStore.Durability) throws {
         store = try SQLiteGameStore(directory: directory, durability: durability)
@@ -89,6 +98,7 @@ final class Rig {
         queue.submit(StoreBatch(games: gameIDs.map { game($0, seq: 0, time: created) }))
         queue.flush()
         submittedAt.append(0)
+        diskBytesAtStart = diskBytesWritten()
     }
 
     func game(_ id: String, seq: Int, time: Double) -> StoredGame {
@@ -120,6 +130,7 @@ final class Rig {
     func finish(_ scenario: String, durability: SQLiteGameStore.Durability, started: UInt64) -> Result {
         queue.flush()
         let ended = now()
+        let diskBytes = diskBytesWritten().flatMap { end in diskBytesAtStart.map { end - $0 } }
         let reports = log.allReports.filter { $0.ticket > 1 }
         var latencies: [Double] = []
         var report = reports.makeIterator()
@@ -133,7 +144,7 @@ final class Rig {
         try? FileManager.default.removeItem(atPath: directory)
         return Result(
             scenario: scenario, durability: durability, moves: latencies.count, transactions: reports.count,
-            seconds: Double(ended - started) / 1e9, latenciesMs: latencies.sorted())
+            seconds: Double(ended - started) / 1e9, latenciesMs: latencies.sorted(), diskBytes: diskBytes)
     }
 }
 
@@ -197,11 +208,12 @@ for durability in [SQLiteGameStore.Durability.full, .normal] {
 }
 print()
 print(pad("scenario", 34) + pad("sync", 8) + pad("moves", 8) + pad("txns", 8) + pad("moves/txn", 11)
-    + pad("moves/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "max ms")
+    + pad("moves/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("max ms", 9) + "disk KB/move")
 for r in results {
     print(pad(r.scenario, 34) + pad(r.durability.rawValue, 8) + pad("\(r.moves)", 8) + pad("\(r.transactions)", 8)
         + pad(number(Double(r.moves) / Double(r.transactions), 1), 11) + pad(number(Double(r.moves) / r.seconds, 0), 10)
-        + pad(number(r.percentile(0.5), 3), 9) + pad(number(r.percentile(0.99), 3), 9) + number(r.latenciesMs.last!, 3))
+        + pad(number(r.percentile(0.5), 3), 9) + pad(number(r.percentile(0.99), 3), 9) + pad(number(r.latenciesMs.last!, 3), 9)
+        + (r.diskBytes.map { number(Double($0) / 1024 / Double(r.moves), 1) } ?? "n/a"))
 }
 
 // JSON text parsing, as the protocol layer will use it on client frames.

@@ -91,6 +91,11 @@ public final class BoardcastServer {
         lws.run()
         timer.cancel()
         commits?.close()
+        do {
+            try store?.close()
+        } catch {
+            logger.error("closing the game database failed", metadata: ["error": "\(error)"])
+        }
         lws.destroy()
         logger.info("server stopped")
     }

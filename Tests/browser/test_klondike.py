@@ -275,3 +275,35 @@ def test_reconnects_after_a_restart_and_carries_on(browser, tmp_data):
     finally:
         second.stop()
     assert_no_console_errors(player, allow=("WebSocket connection to", "ERR_CONNECTION_REFUSED"))
+
+
+def test_missed_diff_is_fetched_again_with_since(server, client, browser):
+    """The page loses one diff (dropped before it reaches the session, as a flaky
+    network would): the next diff shows a gap, and the page asks again with
+    `since` and ends up with the server's state."""
+    me = client()
+    game, token = me.create_klondike(STORY_DECK)
+    player = browser()
+    open_table(player, play_url(server, game, token))
+    wait(player, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "open")
+    player.execute_script("""
+      const conn = window.boardcast.conn, deliver = conn.dispatch.bind(conn);
+      window.sentLog = [];
+      const send = conn.socket.send.bind(conn.socket);
+      conn.socket.send = (text) => { window.sentLog.push(JSON.parse(text)); send(text); };
+      let dropped = false;
+      conn.dispatch = (m) => { if (!dropped && m.type === 'diff') { dropped = true; return; } deliver(m); };""")
+    me.ok({"type": "tap", "target": "/stock"})      # seq 1: lost on the way
+    me.ok({"type": "double-tap", "target": "/waste"})  # seq 2: the gap shows
+    wait_table(player, state_piles(me.state))
+    rejoin = player.execute_script("return window.sentLog.filter(m => m.type === 'join')")
+    assert rejoin and rejoin[0]["since"] == 0 and rejoin[0]["game"] == game, rejoin
+
+    # The stock is a button too: Tab to it and press Enter.
+    player.execute_script("document.querySelector('.stock-hit').focus()")
+    player.switch_to.active_element.send_keys(Keys.ENTER)
+    state = follow(me, 3)
+    wait_table(player, state_piles(state))
+    sent = player.execute_script("return window.sentLog")
+    assert all(isinstance(m.get("id"), str) and len(m["id"]) >= 8 for m in sent), sent
+    assert_no_console_errors(player)

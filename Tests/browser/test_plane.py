@@ -52,6 +52,19 @@ def empty_point(driver) -> tuple[float, float]:
       return null;"""))
 
 
+def point_only_in(driver, rect_id: str) -> tuple[float, float]:
+    """A point inside the given rectangle that no rectangle above it covers."""
+    return tuple(driver.execute_script("""
+      const s = window.boardcast.view.session.state, id = arguments[0];
+      const r = s.rectangles[id], above = s.order.slice(s.order.indexOf(id) + 1).map(k => s.rectangles[k]);
+      const inside = (q, x, y) => x >= q.x && x <= q.x + q.width && y >= q.y && y <= q.y + q.height;
+      for (let fy = 0.1; fy < 1; fy += 0.1) for (let fx = 0.1; fx < 1; fx += 0.1) {
+        const x = r.x + r.width * fx, y = r.y + r.height * fy;
+        if (!above.some(q => inside(q, x, y))) return [x, y];
+      }
+      return null;""", rect_id))
+
+
 def create_plane_from_lobby(server, driver):
     driver.get(server.url + "/")
     wait(driver, lambda d: css(d, '.create-tile[data-create="plane"]'))
@@ -133,8 +146,7 @@ def test_plane_add_select_colour_alpha_drag(server, browser):
     other.get(f"{server.url}/#/play/{game}/{token}")
     wait(other, lambda o: len(rects(o)) == 2, 10)
     first_id = rects(other)[0]["id"]
-    first_el = [e for e in css(other, ".plane .rect") if e.get_attribute("data-id") == first_id][0]
-    ActionChains(other).move_to_element_with_offset(first_el, -first_el.size["width"] // 2 + 8, -first_el.size["height"] // 2 + 8).click().perform()
+    click_plane(other, *point_only_in(other, first_id))
     wait(d, lambda d: rects(d)[0]["selectedBy"] == "p2", 5, "the other player's selection is not shown")
     wait(d, lambda d: "p2" in d.find_element(By.CSS_SELECTOR, f'.rect[data-id="{first_id}"]').text)
     assert rects(d)[0]["shadow"], "outlined"

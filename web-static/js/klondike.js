@@ -158,6 +158,8 @@ export class KlondikeView {
     this.lastTap = null;
     /** @type {any} */
     this.drag = null;
+    /** counts states shown, so a reply can tell whether its diff has been drawn */
+    this.version = 0;
     this.hintTimer = 0;
     /** @type {(() => void)[]} */
     this.off = [];
@@ -201,6 +203,7 @@ export class KlondikeView {
    */
   setState(state, animate) {
     this.state = state;
+    this.version++;
     this.clearHint();
     this.render(animate);
   }
@@ -253,6 +256,7 @@ export class KlondikeView {
       }
     }
 
+    const lifted = new Set(this.drag && this.drag.moved && !this.drag.done ? this.drag.nodes : []);
     const wasteTop = { x: col(5), y: g.top };
     const stockTop = { x: col(6), y: g.top };
     let moving = 0;
@@ -277,8 +281,10 @@ export class KlondikeView {
       node.dataset.pile = pileOf(p.pile);
       node.dataset.index = String(p.index);
       node.classList.toggle("top", p.index === this.pileLength(p.pile) - 1);
-      node.classList.remove("dragging", "drop-target");
       this.placed.set(node, p);
+      // Cards under the pointer stay with it; the drop decides where they go.
+      if (lifted.has(node)) continue;
+      node.classList.remove("dragging", "drop-target");
       node.style.transform = translate(p.x, p.y);
       node.style.zIndex = String(p.z);
       if (!motion || !from) continue;
@@ -514,7 +520,11 @@ export class KlondikeView {
     for (const n of d.nodes) n.classList.remove("dragging");
     // The cards stay where they were dropped: the server's diff slides them
     // home, or its error slides them back.
-    this.options.send({ type: "drag", from, to: target }).catch(() => this.render(true));
+    const version = this.version;
+    // An ack with no new state (a repeated id) must not leave the cards in mid-air.
+    this.options.send({ type: "drag", from, to: target }).then(
+      () => { if (this.version === version) this.render(true); },
+      () => this.render(true));
   }
 
   /** @param {HTMLElement} node */

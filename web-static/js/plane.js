@@ -64,6 +64,8 @@ export class PlaneView {
     host.append(this.root);
     /** @type {any} */
     this.gesture = null;
+    /** counts states shown, so a reply can tell whether its diff has been drawn */
+    this.version = 0;
     /** @type {{x: number, y: number, time: number} | null} */
     this.lastTap = null;
     /** @type {(() => void)[]} */
@@ -121,6 +123,7 @@ export class PlaneView {
   /** @param {any} state @param {boolean} animate */
   setState(state, animate) {
     this.state = state;
+    this.version++;
     this.render(animate);
   }
 
@@ -168,7 +171,7 @@ export class PlaneView {
       node.style.width = `${r.width * s}px`;
       node.style.height = `${r.height * s}px`;
       node.style.backgroundColor = `rgb(${r.r} ${r.g} ${r.b} / ${r.alpha / 10})`;
-      node.style.transform = "";
+      if (!(this.gesture && this.gesture.moved && this.gesture.id === id)) node.style.transform = "";
       node.dataset.alpha = String(r.alpha);
       node.dataset.color = rectHex(r);
       const players = selectedBy.get(id) || [];
@@ -293,7 +296,10 @@ export class PlaneView {
     if (g.moved) {
       this.rects.get(g.id)?.classList.remove("dragging");
       if (at.x === g.from.x && at.y === g.from.y) { this.render(true); return; }
-      this.options.send({ type: "drag", from: g.from, to: at }).catch(() => this.render(true));
+      const version = this.version;
+      this.options.send({ type: "drag", from: g.from, to: at }).then(
+        () => { if (this.version === version) this.render(true); },
+        () => this.render(true));
       return;
     }
     const now = performance.now();

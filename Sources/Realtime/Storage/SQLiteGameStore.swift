@@ -43,7 +43,7 @@ public final class SQLiteGameStore: GameStore {
         let lock = try DataDirectoryLock(
             path: URL(fileURLWithPath: directory).appendingPathComponent(Self.lockFileName).path,
             directory: directory)
-        // Checked read-only before GRDB.DatabasePool opens it: the pool writes at once (WAL set-up).
+        // Checked read-only before DatabasePool opens it: the pool writes at once (WAL set-up).
         try Self.checkExistingFile(at: path)
         let pool: GRDB.DatabasePool
         do {
