@@ -114,6 +114,63 @@ func benchPlane() -> Figures {
     }
 }
 
+// MARK: - Klondike
+
+/// A realistic Klondike session recorded against a live game: hint-driven
+/// moves, stock taps, double-taps, drags (legal ones and blind ones the rules
+/// refuse) and undo, with a new deal when a game is won or has gone on long.
+func klondikeScript(seed: UInt64, count: Int) -> [KlondikeCommand] {
+    var game = try! Klondike(options: KlondikeOptions(draw: 1, deal: .seed(seed), entropy: seed), time: 0)
+    var rng = SplitMix64(seed: seed ^ 0xC0FFEE)
+    func int(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+    var script: [KlondikeCommand] = []
+    script.reserveCapacity(count)
+    var sinceDeal = 0
+    while script.count < count {
+        var command: KlondikeCommand
+        if game.isWon || sinceDeal >= 400 {
+            command = .reset(KlondikeResetOptions(draw: int(2) == 0 ? 1 : 3, deal: .seed(rng.next() >> 11)))
+            sinceDeal = 0
+        } else {
+            switch int(100) {
+            case 0..<35:
+                command = .tap(.stock)
+                if let hint = game.hint(), hint.from != "/stock" {
+                    command = .drag(from: try! Target.parse(hint.from), to: try! Target.parse(hint.to))
+                }
+            case 35..<55: command = .tap(.stock)
+            case 55..<70: command = .doubleTap(int(3) == 0 ? .waste : .tableau(int(7)))
+            case 70..<85:
+                let drags = game.legalCommands().filter { if case .drag = $0 { return true } else { return false } }
+                command = drags.isEmpty ? .tap(.stock) : drags[int(drags.count)]
+            case 85..<95: command = .undo
+            default: command = .drag(from: .tableau(int(7), card: int(8)), to: .tableau(int(7)))
+            }
+        }
+        _ = game.apply(command, context: MoveContext(player: "p1", time: Double(script.count)))
+        script.append(command)
+        sinceDeal += 1
+    }
+    return script
+}
+
+func benchKlondike() -> Figures {
+    let script = klondikeScript(seed: 2024, count: 100_000)
+    let options = KlondikeOptions(draw: 1, deal: .seed(2024), entropy: 2024)
+    let contexts = script.indices.map { MoveContext(player: "p1", time: Double($0)) }
+    return measure("klondike", mix: "hint moves 35, stock tap 20, double-tap 15, drag 15, undo 10, blind drag 5 (%)") {
+        var game = try! Klondike(options: options, time: 0)
+        var accepted = 0, bytes = 0
+        for (i, command) in script.enumerated() {
+            if case .success(let outcome) = game.apply(command, context: contexts[i]) {
+                accepted += 1
+                bytes += outcome.diff.encodedOps.utf8.count
+            }
+        }
+        return (script.count, accepted, bytes)
+    }
+}
+
 // MARK: - Report
 
 func grouped(_ n: Double) -> String {
@@ -131,8 +188,7 @@ func padded(_ s: String, _ width: Int, right: Bool = false) -> String {
     return right ? pad + s : s + pad
 }
 
-var results: [Figures] = []
-results.append(benchPlane())
+let results = [benchKlondike(), benchPlane()]
 
 print("core-bench: gestures applied per second with their diffs encoded once each, one thread, \(secondsPerGame) s per game")
 print(padded("game", 10) + padded("per CPU s", 12, right: true) + padded("per wall s", 12, right: true)

@@ -734,6 +734,7 @@ static void run_phase(Phase *ph) {
     while (!phase_done()) {
         if (now_ns() > deadline) { timed_out = 1; break; }
         if (errors || bad_acks) break;   /* an error reply means some seq will never come: stop now */
+        if (open_count == 0) break;      /* the server is gone */
         poll_once(50);
     }
     int64_t t1 = now_ns();
@@ -759,7 +760,7 @@ static void run_phase(Phase *ph) {
     double span = last_delivery_ns > first_send_ns ? (last_delivery_ns - first_send_ns) / 1e9 : secs;
     qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
     long hz = sysconf(_SC_CLK_TCK);
-    double server_cpu = opt_pid ? 100.0 * (double)(cpu1 - cpu0) / (double)hz / secs : 0;
+    double server_cpu = opt_pid && cpu0 && cpu1 ? 100.0 * (double)(cpu1 - cpu0) / (double)hz / secs : 0;
     double gen_cpu = 100.0 * (self1 - self0) / secs;
     double other_cpu = 100.0 * (double)(busy1 - busy0) / (double)hz / secs - server_cpu - gen_cpu;
     int ok = !timed_out && !gaps && !reorders && !missing && !errors && !bad_acks && !closes && !unacked;

@@ -17,7 +17,9 @@
 # Every fanload run is a check: it passes when it finished with no loss, no reordering,
 # no error reply and no dropped connection. Figures against targets are printed, not
 # judged. The last line is `N passed, N failed`; the exit status is non-zero on a failure.
-# Environment: BOARDCAST_SERVER=path skips the release build and runs that binary.
+# Environment: BOARDCAST_SERVER=path skips the release build and runs that binary;
+# FANOUT_PERF=1 profiles the Boardcast server with `perf record -g` during each run
+# (implies --keep; the top symbols land in WORK/perf-boardcast-NAME.txt).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,10 +32,11 @@ for a in "$@"; do
         --small) SMALL=1 ;;
         --keep) KEEP=1 ;;
         S1|S2|S3|S4) SCENARIOS+=("$a") ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $a (try --help)" >&2; exit 2 ;;
     esac
 done
+[ -n "${FANOUT_PERF:-}" ] && KEEP=1
 if [ "$SMALL" = 1 ]; then
     SCENARIOS=(S1)
 elif [ ${#SCENARIOS[@]} -eq 0 ]; then
@@ -148,9 +151,20 @@ fanload_run() {
     shift 2
     if ! start_server "$kind" "$kind-$name"; then fail_run "$name $kind: server did not start"; return 1; fi
     say "$name on $kind (port $PORT, pid $SERVER_PID)"
+    local perf_pid=""
+    if [ -n "${FANOUT_PERF:-}" ] && [ "$kind" = boardcast ] && [ "$name" != record ]; then
+        perf record -q -F 999 -g -p "$SERVER_PID" -o "$WORK/perf-$kind-$name.data" >/dev/null 2>&1 &
+        perf_pid=$!
+    fi
     "$WORK/fanload" --port "$PORT" --pid "$SERVER_PID" --label "$kind" --timeout $FANLOAD_TIMEOUT "$@" \
         >"$WORK/fanload-$kind-$name.out" 2>"$WORK/fanload-$kind-$name.err"
     local rc=$?
+    if [ -n "$perf_pid" ]; then
+        kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null
+        perf report -i "$WORK/perf-$kind-$name.data" --stdio --no-children --sort dso,symbol 2>/dev/null \
+            | grep -E '^ +[0-9]' | head -40 >"$WORK/perf-$kind-$name.txt"
+        say "profile of the server: $WORK/perf-$kind-$name.txt (perf report -i $WORK/perf-$kind-$name.data)"
+    fi
     cat "$WORK/fanload-$kind-$name.err" >&2
     grep '^RESULT ' "$WORK/fanload-$kind-$name.out" | tee -a "$WORK/results.txt" >&2
     stop_server

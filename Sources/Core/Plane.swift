@@ -409,6 +409,7 @@ extension Plane {
             guard let index = self.rectangles.firstIndex(where: { $0.id == id }) else {
                 preconditionFailure("selection of unknown rectangle \(id)")
             }
+            precondition(!self.selections.contains { $0.player == player }, "\(player) selects twice")
             self.selections.append(Selection(player: player, index: index))
         }
     }

@@ -128,34 +128,37 @@ extension DiffInvariantTests {
     /// Face-down cards stay hidden: the stock shows only `??`; each tableau pile
     /// shows `??` below its face-up cards and a face-up top; the public document
     /// shows exactly the face-up cards the table holds; and no op of the diff
-    /// carries the name of a card that is face down after it.
+    /// carries the name of a card that is face down after it. Records one issue
+    /// for the first breach and returns false.
     static func checkHiddenCards(_ game: Klondike, ops: [PatchOp], seed: UInt64,
                                  sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        let issuesBefore = issueCount(sourceLocation)
+        func breach(_ message: String) -> Bool {
+            Issue.record("seed \(seed): \(message)", sourceLocation: sourceLocation)
+            return false
+        }
         let state = game.publicState
-        let stock = state["stock"]?.arrayValue ?? []
-        #expect(stock.allSatisfy { $0 == "??" }, "seed \(seed): a stock card shows", sourceLocation: sourceLocation)
-
+        guard let stock = state["stock"]?.arrayValue, stock.allSatisfy({ $0 == "??" }) else {
+            return breach("a stock card shows: \(state["stock"]?.encoded ?? "no stock")")
+        }
         var hidden = Set(game.pile(.stock)?.cards.map(\.name) ?? [])
-        let tableau = state["tableau"]?.arrayValue ?? []
-        #expect(tableau.count == 7, sourceLocation: sourceLocation)
+        guard let tableau = state["tableau"]?.arrayValue, tableau.count == 7 else { return breach("no 7 tableau piles") }
         for (i, shown) in tableau.enumerated() {
             let names = (shown.arrayValue ?? []).map { $0.stringValue ?? "" }
-            guard let (cards, faceDown) = game.pile(.tableau(i)) else { continue }
+            guard let (cards, faceDown) = game.pile(.tableau(i)) else { return breach("no tableau \(i)") }
             hidden.formUnion(cards.prefix(faceDown).map(\.name))
             let expected = cards.enumerated().map { $0.offset < faceDown ? "??" : $0.element.name }
-            #expect(names == expected, "seed \(seed): tableau \(i) shows \(names), holds \(expected)",
-                    sourceLocation: sourceLocation)
+            guard names == expected else { return breach("tableau \(i) shows \(names), holds \(expected)") }
             let firstUp = names.firstIndex { $0 != "??" } ?? names.count
-            #expect(names[firstUp...].allSatisfy { $0 != "??" } && (names.isEmpty || names.last != "??"),
-                    "seed \(seed): tableau \(i) is not face-down cards under a face-up run: \(names)",
-                    sourceLocation: sourceLocation)
+            guard names[firstUp...].allSatisfy({ $0 != "??" }), names.last != "??" else {
+                return breach("tableau \(i) is not face-down cards under a face-up run: \(names)")
+            }
         }
         for op in ops {
-            let leaked = strings(in: op.json).first { hidden.contains($0) }
-            #expect(leaked == nil, "seed \(seed): \(op.json.encoded) shows the face-down \(leaked ?? "")",
-                    sourceLocation: sourceLocation)
+            if let leaked = strings(in: op.json).first(where: { hidden.contains($0) }) {
+                return breach("\(op.json.encoded) shows the face-down \(leaked)")
+            }
         }
+        return true
     }
 
     /// Every string anywhere in a JSON value (object keys too).

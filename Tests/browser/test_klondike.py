@@ -110,6 +110,7 @@ def test_play_and_watch_a_deal(server, client, browser):
     player.find_element(By.TAG_NAME, "body").send_keys("h")
     if hint.get("from"):
         wait(player, lambda d: css(d, ".hint-from"), 5, "hint not highlighted")
+        screenshot(player, "klondike-hint")
     else:
         wait(player, lambda d: "No useful move" in d.find_element(By.ID, "toasts").text, 5)
 

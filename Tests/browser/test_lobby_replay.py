@@ -164,6 +164,19 @@ const done = arguments[arguments.length - 1];
   check('state 37', t.stateAt(37).n.length === 37 && t.stateAt(37).n[36] === 37);
   check('state back to 3', eq(t.stateAt(3).n, [1, 2, 3]));
   check('state end', t.stateAt(60).n.length === 60);
+  // Layout: a long column closes its fan to fit, keeping cards 1:1.27 and inside the width.
+  const { layout, geometry } = await import('/js/klondike.js');
+  const g = geometry(375);
+  check('phone card ratio', Math.abs(g.ch / g.cw - 1.27) < 1e-9);
+  check('phone fits width', g.left + 7 * g.cw + 6 * g.gap <= 375);
+  const faceUp = ['KS', 'QH', 'JS', 'TH', '9S', '8H', '7S', '6H', '5S', '4H', '3S', '2H'];
+  const long = { draw: 1, stock: [], waste: [], foundations: [[], [], [], []],
+    tableau: [[], [], [], [], [], [], ['??', '??', '??', '??', '??', '??', ...faceUp]], moves: 0, score: 0, status: 'playing' };
+  const placed = layout(long, g, 520).cards.filter(c => c.pile === '/tableau/6');
+  const bottom = Math.max(...placed.map(c => c.y)) + g.ch;
+  check('long column fits 520px', bottom <= 520.5);
+  check('fan keeps order', placed.every((c, i) => i === 0 || c.y > placed[i - 1].y));
+  check('ranks stay readable', placed.slice(7).every((c, i) => c.y - placed[6 + i].y >= g.ch * 0.13));
   done(results);
 })().catch(e => done([['threw ' + e, false]]));
 """
@@ -177,4 +190,56 @@ def test_page_logic_in_the_browser(server, browser):
     failed = [name for name, ok in results if not ok]
     assert not failed, failed
     assert len(results) > 60
+    assert_no_console_errors(d)
+
+
+def test_plane_replay_starts_from_an_empty_plane(server, client, browser):
+    me = client()
+    me.ok({"type": "create", "kind": "plane", "options": {"width": 800, "height": 600}})
+    me.ok({"type": "add", "x": 10, "y": 10, "r": 255, "g": 0, "b": 0, "alpha": 5})
+    me.ok({"type": "add", "x": 300, "y": 200, "r": 0, "g": 0, "b": 255, "alpha": 10})
+    me.ok({"type": "drag", "from": {"x": 20, "y": 20}, "to": {"x": 120, "y": 70}})
+    final = me.state
+    d = browser(width=1100, height=800)
+    d.get(f"{server.url}/#/replay/{me.game}")
+    counter = lambda: d.find_element(By.CSS_SELECTOR, ".rp-counter").text
+    wait(d, lambda d: counter() == "0 / 3", 10)
+    assert css(d, ".plane") and not css(d, ".plane .rect")
+    d.find_element(By.CSS_SELECTOR, ".rp-forward").click()
+    wait(d, lambda d: len(css(d, ".plane .rect")) == 1)
+    d.find_element(By.CSS_SELECTOR, ".rp-last").click()
+    wait(d, lambda d: counter() == "3 / 3")
+    shown = d.execute_script("return window.boardcast.view.timeline.stateAt(3)")
+    assert shown == final
+    wait(d, lambda d: len(css(d, ".plane .rect")) == 2)
+    screenshot(d, "replay-plane")
+    assert_no_console_errors(d)
+
+
+def test_replay_across_a_reset(server, client, browser):
+    """The server sends diffs 1..N for `since: 0` and no state at seq 0, so the
+    page works the deal out: tops that moved are named by their diffs; a top
+    that never moved before a new deal cannot be known and shows face down."""
+    me = client()
+    game, token = me.create_klondike(DECK)
+    deal = me.state
+    me.ok({"type": "double-tap", "target": "/tableau/0"})
+    me.ok({"type": "reset", "options": {"draw": 3}})
+    me.ok({"type": "tap", "target": "/stock"})
+    states = {2: me.state}
+    d = browser(width=1200, height=900)
+    d.get(f"{server.url}/#/replay/{game}")
+    counter = lambda: d.find_element(By.CSS_SELECTOR, ".rp-counter").text
+    wait(d, lambda d: counter() == "0 / 3", 10)
+    start = d.execute_script("return window.boardcast.view.timeline.stateAt(0)")
+    assert start["draw"] == 1 and start["tableau"][0] == ["AH"]
+    for p in range(1, 7):
+        assert start["tableau"][p][:-1] == deal["tableau"][p][:-1]
+        assert start["tableau"][p][-1] in (deal["tableau"][p][-1], "??")
+    if start != deal:
+        assert "reconstructed" in d.find_element(By.CSS_SELECTOR, ".replay-caption").text
+    d.find_element(By.CSS_SELECTOR, ".rp-last").click()
+    wait(d, lambda d: counter() == "3 / 3")
+    wait_table(d, state_piles(me.state))
+    assert d.execute_script("return window.boardcast.view.timeline.stateAt(3)") == me.state
     assert_no_console_errors(d)

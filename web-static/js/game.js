@@ -9,7 +9,7 @@ import { KlondikeView } from "./klondike.js";
 import { PlaneView } from "./plane.js";
 import { ShakeDetector } from "./motion.js";
 import { el, icon, toast, copyText, formatDuration, confirmDialog, plural } from "./ui.js";
-import { routeHash, routeURL, rememberToken } from "./routes.js";
+import { routeHash, routeURL, rememberToken, forgetToken } from "./routes.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
 
@@ -207,7 +207,9 @@ export class GameView {
       el("h2#won-title", {}, this.isPlayer ? "You won!" : "Game won!"),
       el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v))))),
       el("div.won-actions", {}, ...actions)));
+    const wasHidden = this.overlay.hidden;
     this.overlay.hidden = false;
+    if (wasHidden) /** @type {HTMLElement | null} */ (this.overlay.querySelector(".btn"))?.focus({ preventScroll: true });
   }
 
   hideWon() {
@@ -258,6 +260,10 @@ export class GameView {
   key(e) {
     const target = /** @type {HTMLElement} */ (e.target);
     if (target.closest("input, textarea, select, dialog, [contenteditable]") || e.altKey) return;
+    if (e.key === "Escape" && !this.overlay.hidden) {
+      this.hideWon();
+      return;
+    }
     if (this.kind !== "klondike") return;
     const k = e.key.toLowerCase();
     if ((e.ctrlKey || e.metaKey) && k === "z" && !e.shiftKey) {
@@ -282,7 +288,12 @@ export class GameView {
     this.session.close();
     this.board?.destroy();
     this.board = null;
+    if (error.code === "forbidden" || error.code === "not-found") forgetToken(this.game);
     this.tools.replaceChildren();
+    this.share.replaceChildren();
+    this.presence.replaceChildren();
+    this.stats.replaceChildren();
+    this.roleBadge.hidden = true;
     this.title.textContent = "Game not available";
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" }, ...body, el("div.notice-actions", {}, ...actions)));
   }

@@ -193,7 +193,10 @@ export class KlondikeView {
   /** Tallest the table may be: what is left of the window under its top edge. */
   maxHeight() {
     const top = this.host.getBoundingClientRect().top + window.scrollY;
-    return Math.max(this.geo.ch * 4.5, window.innerHeight - top - 12);
+    // On a phone the toolbar is pinned to the bottom of the screen, over the page.
+    const bar = /** @type {HTMLElement | null} */ (document.querySelector(".game-bar .tools"));
+    const covered = bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0;
+    return Math.max(this.geo.ch * 4.5, window.innerHeight - top - 12 - covered);
   }
 
   /**
@@ -459,17 +462,17 @@ export class KlondikeView {
       const bottom = Math.max(g.tableauTop + g.ch, (last ? last.y : 0) + g.ch) + g.ch * 0.5;
       zones.push({ pile: `/tableau/${i}`, x: col(i) - g.gap / 2, y: g.tableauTop - g.gap, w: g.cw + g.gap, h: bottom - g.tableauTop + g.gap });
     }
-    const candidates = zones.filter((z) => z.pile !== from);
+    // The pile it came from counts too: dropping back there (or mostly there) is no move.
     const p = d.pointer;
-    const under = p && candidates.find((z) => p.x >= z.x && p.x <= z.x + z.w && p.y >= z.y && p.y <= z.y + z.h);
-    if (under) return under.pile;
+    const under = p && zones.find((z) => p.x >= z.x && p.x <= z.x + z.w && p.y >= z.y && p.y <= z.y + z.h);
+    if (under) return under.pile === from ? null : under.pile;
     let best = null, bestArea = 0;
-    for (const z of candidates) {
+    for (const z of zones) {
       const w = Math.min(hx + g.cw, z.x + z.w) - Math.max(hx, z.x);
       const h = Math.min(hy + g.ch, z.y + z.h) - Math.max(hy, z.y);
       if (w > 0 && h > 0 && w * h > bestArea) { bestArea = w * h; best = z.pile; }
     }
-    return best;
+    return best === from ? null : best;
   }
 
   /** @param {PointerEvent} e */

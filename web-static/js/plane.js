@@ -39,6 +39,7 @@ export function topmostAt(state, x, y) {
  * @property {boolean} interactive
  * @property {(message: {[key: string]: any}) => Promise<any>} send
  * @property {() => (string | undefined)} you this connection's player id
+ * @property {string} [readOnlyTitle] what the panel says when not interactive
  */
 
 export class PlaneView {
@@ -79,7 +80,7 @@ export class PlaneView {
   buildPanel() {
     const interactive = this.options.interactive;
     this.selTitle = el("p.sel-title", {}, "Nothing selected");
-    this.selId = el("code.sel-id", {}, "");
+    this.selId = el("code.sel-id", { hidden: !interactive }, "");
     this.colorButton = /** @type {HTMLButtonElement} */ (el("button.btn.color-btn", { type: "button", "aria-label": "Background colour: tap for a random colour", title: "Random colour" },
       el("span.swatch", { "aria-hidden": "true" }), el("span.color-hex", {}, "#------")));
     this.alphaDown = /** @type {HTMLButtonElement} */ (el("button.btn.round.alpha-down", { type: "button", "aria-label": "Less opaque" }, "\u2212"));
@@ -98,7 +99,7 @@ export class PlaneView {
       interactive ? el("div.panel-actions", {}, this.addButton, this.clearButton) : null,
       this.countLine,
       this.legend,
-      el("p.muted.panel-help", {}, interactive ? "Tap to select \u00b7 double-tap to add \u00b7 drag to move" : "Watching: read only"),
+      interactive ? el("p.muted.panel-help", {}, "Tap to select \u00b7 double-tap to add \u00b7 drag to move") : null,
     );
     if (interactive) {
       this.colorButton.addEventListener("click", () => this.command({ type: "color" }));
@@ -219,7 +220,7 @@ export class PlaneView {
     }));
     this.legend.hidden = selecting.length === 0;
     if (!this.options.interactive) {
-      this.selTitle.textContent = "Watching";
+      this.selTitle.textContent = this.options.readOnlyTitle || "Watching";
       this.selId.textContent = "";
       return;
     }

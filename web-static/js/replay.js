@@ -136,7 +136,8 @@ export class ReplayView {
         const start = reconstructStart(this.kind || "klondike", diffs, now.state);
         this.begin(start, 0, diffs);
         const rebuilt = this.timeline?.stateAt(now.seq);
-        this.reconstructed = !deepEqual(rebuilt, now.state);
+        this.reconstructed = !deepEqual(rebuilt, now.state) ||
+          (start.tableau || []).some((/** @type {string[]} */ p) => p.length > 0 && p[p.length - 1] === "??");
         for (const d of this.buffered.filter((d) => d.seq > now.seq)) this.timeline?.push(d);
         this.updateControls();
       }, (error) => this.fail(error));
@@ -155,7 +156,7 @@ export class ReplayView {
     this.loading = false;
     const kind = this.kind || (base && "rectangles" in base ? "plane" : "klondike");
     this.board = kind === "plane"
-      ? new PlaneView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")), you: () => undefined })
+      ? new PlaneView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")), you: () => undefined, readOnlyTitle: "Replay" })
       : new KlondikeView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")) });
     this.position = baseSeq;
     this.board.setState(this.timeline.stateAt(baseSeq), false);

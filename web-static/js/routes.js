@@ -92,3 +92,14 @@ export function rememberToken(game, token) {
     // Private mode: links still work, the lobby just cannot offer "Play".
   }
 }
+
+/** @param {string} game */
+export function forgetToken(game) {
+  try {
+    const all = knownTokens();
+    delete all[game];
+    localStorage.setItem(TOKENS_KEY, JSON.stringify(all));
+  } catch {
+    // Nothing stored, nothing to forget.
+  }
+}

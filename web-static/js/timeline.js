@@ -73,8 +73,11 @@ export function reconstructStart(kind, diffs, current) {
     return { width: current.width, height: current.height, rectangles: {}, order: [], selections: {} };
   }
   const placeholder = (/** @type {number} */ p) => `#${p}`;
+  // `draw` changes only by a reset that says so, and has two values: the first
+  // such change tells what it was before.
+  const firstDrawChange = diffs.flatMap((d) => d.ops || []).find((op) => op.path === "/draw" && (op.op === "replace" || op.op === "add"));
   const base = {
-    draw: current.draw,
+    draw: firstDrawChange ? (firstDrawChange.value === 3 ? 1 : 3) : current.draw,
     stock: Array(24).fill("??"),
     waste: [],
     foundations: [[], [], [], []],
