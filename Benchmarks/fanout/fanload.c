@@ -767,14 +767,14 @@ static void run_phase(Phase *ph) {
     printf("RESULT phase=%s server=%s games=%d spectators=%d moves=%d mode=%s%s%g "
            "deliveries=%llu seconds=%.3f span=%.3f dps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
            "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu unacked=%llu timed_out=%d "
-           "server_cpu_pct=%.1f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f ok=%d\n",
+           "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f ok=%d\n",
            ph->name, opt_label, opt_games, opt_spectators, ph->moves, ph->burst ? "burst" : "paced",
            ph->burst ? ":window=" : ":rate=", ph->burst ? (double)ph->window : ph->rate,
            (unsigned long long)deliveries, secs, span, span > 0 ? deliveries / span : 0,
            pct_ms(0.50), pct_ms(0.99), lat_n ? lat_us[lat_n - 1] / 1000.0 : 0,
            (unsigned long long)(gaps + missing), (unsigned long long)reorders, (unsigned long long)errors,
            (unsigned long long)bad_acks, (unsigned long long)closes, (unsigned long long)unacked, timed_out,
-           server_cpu, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu, ok);
+           server_cpu, deliveries ? server_cpu / 100.0 * secs * 1e6 / (double)deliveries : 0, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu, ok);
     fflush(stdout);
     total_gaps += missing;
     if (spect_open < opt_games * opt_spectators) fprintf(stderr, "fanload: %d spectators still open of %d\n", spect_open, opt_games * opt_spectators);

@@ -259,19 +259,25 @@ END {
     row(s1 " latency max ms", "S1", "max_ms", "lower", "", 1, "%.2f")
     row(s1 " deliveries/s", "S1", "dps", "higher", "", 1, "%.0f")
     row(s1 " server CPU % of a core", "S1", "server_cpu_pct", "lower", "", 1, "%.1f")
+    row(s1 " server CPU us per delivery", "S1", "server_us_per_delivery", "lower", "", 1, "%.2f")
     row(s1 " server RSS MB", "S1", "server_rss_kb", "lower", "", 1024, "%.1f")
+    row(s1 " other CPU % (noise)", "S1", "other_cpu_pct", "lower", "", 1, "%.1f")
     row("S2 burst deliveries/s (pipelined)", "S2", "dps", "higher", ">= 500000 and >= 3", 1, "%.0f")
     row("S2 burst deliveries/s (ack-gated)", "S2-acked", "dps", "higher", "", 1, "%.0f")
     row("S2 burst server CPU %", "S2", "server_cpu_pct", "lower", "", 1, "%.1f")
+    row("S2 server CPU us per delivery", "S2", "server_us_per_delivery", "lower", "", 1, "%.2f")
+    row("S2 other CPU % (noise)", "S2", "other_cpu_pct", "lower", "", 1, "%.1f")
     row("S3 bytes per idle connection", "S3", "bytes_per_conn", "lower", "<= 2048", 1, "%.0f")
     row("S3 server RSS MB with 15,000", "S3", "rss_after_kb", "lower", "", 1024, "%.1f")
     row("S4 latency p50 ms", "S4", "p50_ms", "lower", "", 1, "%.3f")
     row("S4 latency p99 ms", "S4", "p99_ms", "lower", "< 2", 1, "%.3f")
     row("S4 latency max ms", "S4", "max_ms", "lower", "", 1, "%.3f")
     row("S4 server CPU % of a core", "S4", "server_cpu_pct", "lower", "", 1, "%.1f")
+    row("S4 server CPU us per delivery", "S4", "server_us_per_delivery", "lower", "", 1, "%.2f")
     row("S4 other CPU % (noise)", "S4", "other_cpu_pct", "lower", "", 1, "%.1f")
 }' "$WORK/results.txt"
 echo "ratio: Node/Boardcast for times, bytes and CPU; Boardcast/Node for deliveries/s (above 1: Boardcast better)"
+echo "other CPU: busy time of the machine outside the server and fanload, in % of one core (2 cores = 200)"
 for f in "${FAILURES[@]}"; do echo "failed: $f"; done
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

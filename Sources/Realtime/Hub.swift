@@ -57,7 +57,7 @@ public final class Hub {
         metrics.connectionsOpened.increment()
         logger.info("connection opened", metadata: ["conn": "\(id)"])
         if let game = query["watch"] {
-            handle(id, ClientRequest(id: nil, command: .watch(game: game, since: nil)))
+            handle(id, ClientRequest(id: nil, command: .watch(game: game, since: nil, replay: false)))
         } else if let game = query["game"], let token = query["token"] {
             handle(id, ClientRequest(id: nil, command: .join(game: game, token: token, since: nil)))
         }
@@ -149,8 +149,9 @@ public final class Hub {
         switch request.command {
         case .create(let kind, let options): create(id, kind: kind, options: options, requestID: request.id)
         case .join(let game, let token, let since):
-            enter(id, game: game, token: token, since: since, requestID: request.id)
-        case .watch(let game, let since): enter(id, game: game, token: nil, since: since, requestID: request.id)
+            enter(id, game: game, token: token, since: since, replay: false, requestID: request.id)
+        case .watch(let game, let since, let replay):
+            enter(id, game: game, token: nil, since: since, replay: replay, requestID: request.id)
         case .leave: leave(id, requestID: request.id)
         case .list(let follow): list(id, follow: follow, requestID: request.id)
         case .show: show(id, requestID: request.id)
@@ -181,10 +182,11 @@ public final class Hub {
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
         leaveGame(id)
         room.enqueue(.to(id, OutFrame(ServerMessage.created(game: gameID, token: token))))
-        admit(id, to: room, asPlayer: true, since: nil, requestID: requestID)
+        admit(id, to: room, asPlayer: true, since: nil, replay: false, requestID: requestID)
     }
 
-    private func enter(_ id: ConnectionID, game gameID: String, token: String?, since: Int?, requestID: JSON?) {
+    private func enter(_ id: ConnectionID, game gameID: String, token: String?, since: Int?, replay: Bool,
+                       requestID: JSON?) {
         guard let room = rooms[gameID] else {
             reply(id, error: ProtocolError(.notFound, "no game \(gameID)"), requestID: requestID)
             return
@@ -194,14 +196,19 @@ public final class Hub {
             return
         }
         leaveGame(id)
-        admit(id, to: room, asPlayer: token != nil, since: since, requestID: requestID)
+        admit(id, to: room, asPlayer: token != nil, since: since, replay: replay, requestID: requestID)
     }
 
-    private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, since: Int?, requestID: JSON?) {
+    private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, since: Int?, replay: Bool,
+                       requestID: JSON?) {
         connections[id]?.game = room.id
         let role: Role = asPlayer ? .player(room.addPlayer(id)) : { room.addSpectator(id); return .spectator }()
         room.enqueue(.to(id, OutFrame(ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq))))
-        if let since, since <= room.seq {
+        if replay {
+            let start = ServerMessage.snapshot(game: room.id, kind: room.kind, seq: 0, state: room.initialState)
+            room.enqueue(.to(id, OutFrame(start)))
+            for frame in room.diffs(after: 0) { room.enqueue(.to(id, frame)) }
+        } else if let since, since <= room.seq {
             for frame in room.diffs(after: since) { room.enqueue(.to(id, frame)) }
         } else {
             let snapshot = ServerMessage.snapshot(game: room.id, kind: room.kind, seq: room.seq, state: room.game.publicState)

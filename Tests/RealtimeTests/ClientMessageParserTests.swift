@@ -25,6 +25,7 @@ import Testing
         #expect(command(#"{"type":"join","game":"k7f3q9","token":"t","since":4}"#)
             == .join(game: "k7f3q9", token: "t", since: 4))
         #expect(command(#"{"type":"watch","game":"k7f3q9"}"#) == .watch(game: "k7f3q9", since: nil))
+        #expect(command(#"{"type":"watch","game":"k7f3q9","replay":true}"#) == .watch(game: "k7f3q9", since: nil, replay: true))
         #expect(command(#"{"type":"leave"}"#) == .leave)
         #expect(command(#"{"type":"list","follow":true}"#) == .list(follow: true))
         #expect(command(#"{"type":"list"}"#) == .list(follow: nil))

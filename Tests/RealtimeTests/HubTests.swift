@@ -169,6 +169,23 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(types(h.transport.take(2)) == ["joined", "snapshot"])
     }
 
+    @Test func replayStartsFromTheDealThenEveryDiff() {
+        let h = HubHarness()
+        h.open(1)
+        h.open(2)
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":8}}"#)
+        let deal = h.transport.take(1).first { $0["type"] == "snapshot" }!["state"]!
+        let game = h.hub.lobbyEntries()[0].game
+        for _ in 0..<3 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        h.send(2, #"{"type":"watch","game":"\#(game)","replay":true,"id":"r"}"#)
+        let replies = h.transport.take(2)
+        #expect(types(replies) == ["joined", "snapshot", "diff", "diff", "diff", "ack"])
+        #expect(replies[1]["seq"] == 0)
+        #expect(replies[1]["state"] == deal)
+        h.send(2, "replay \(game)")
+        #expect(types(h.transport.take(2)) == ["joined", "snapshot", "diff", "diff", "diff"])
+    }
+
     @Test func diffsWaitForStorageAndAJoinerNeverGetsOneTwice() {
         let sink = ManualSink()
         let h = HubHarness(sink: sink)

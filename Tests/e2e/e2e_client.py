@@ -302,6 +302,18 @@ def normalise_cause(cause: dict) -> dict:
     return cause
 
 
+async def eventually(check: Callable[[], Any], within: float = 1.5, every: float = 0.1) -> Any:
+    """For what can only be polled (HTTP): `check()` must pass within `within` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(every)
+
+
 def run(coroutine, timeout: float = 90.0):
     """Runs one test's coroutine on a fresh event loop, bounded in time."""
     return asyncio.run(asyncio.wait_for(coroutine, timeout))

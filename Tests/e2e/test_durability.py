@@ -8,6 +8,7 @@ import os
 from e2e_client import Client, fresh_snapshot, normalise_cause, run, strip_cause
 from e2e_server import ServerProcess
 from e2e_streams import Streamer, klondike_taps, plane_moves, wait_until
+from klondike_deal import initial_state, shuffled_deck
 
 TOTAL_MOVES = 500
 KILL_AFTER = 300  # acknowledged moves, over all three games
@@ -179,3 +180,26 @@ def test_damaged_database_stops_the_server_at_start(start_server, tmp_path):
     assert code != 0, f"the server must not start on a damaged database:\n{damaged.output()}"
     output = "".join(damaged.stdout_lines + damaged.stderr_lines)
     assert "boardcast.sqlite" in output, f"the message must name the file:\n{output}"
+
+
+def test_a_created_game_survives_kill_9_at_once(start_server, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    server = start_server(data=data)
+
+    async def create():
+        client = await Client.connect(server.ws())
+        reply = await client.create("klondike", seed=5)
+        server.kill()  # the token was sent: the game must be stored already
+        return reply.one("created")
+    created = run(create())
+    restarted = start_server(data=data)
+
+    async def rejoin():
+        client = await Client.connect(restarted.ws())
+        reply = await client.join(created["game"], created["token"])
+        assert reply.ok and reply.one("snapshot")["seq"] == 0
+        assert reply.one("snapshot")["state"] == initial_state(shuffled_deck(5), 1)
+        await client.move({"type": "tap", "target": "/stock"})
+        await client.close()
+    run(rejoin())

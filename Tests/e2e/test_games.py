@@ -337,3 +337,22 @@ def test_stock_runs_out_and_the_waste_turns_over(server, draw):
         assert client.state == (await fresh_snapshot(server.ws(), client.game))["state"]
         await client.close()
     run(scenario())
+
+
+def test_presence_follows_a_spectator_who_becomes_a_player(server):
+    async def scenario():
+        owner = await Client.connect(server.ws(), "p1")
+        game, token = assert_created_reply(await owner.create("plane"), "plane")
+        other = await Client.connect(server.ws(), "other")
+        await other.watch(game)
+        for client in (owner, other):
+            await client.expect_type("presence", game=game, players=1, spectators=1)
+        mark_owner, mark_other = owner.mark(), other.mark()
+        reply = await other.join(game, token)
+        assert reply.one("joined")["role"] == "player" and reply.one("joined")["you"] == "p2"
+        await owner.expect_type("presence", after=mark_owner, players=2, spectators=0)
+        await other.expect_type("presence", after=mark_other, players=2, spectators=0)
+        await other.close()
+        await owner.expect_type("presence", after=mark_owner, players=1, spectators=0)
+        await owner.close()
+    run(scenario())

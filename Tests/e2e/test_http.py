@@ -7,7 +7,7 @@ import re
 
 import requests
 
-from e2e_client import Client, run
+from e2e_client import Client, eventually, run
 
 LOBBY_KEYS = {"game", "kind", "status", "seq", "players", "spectators", "created", "updated"}
 
@@ -96,8 +96,14 @@ def test_api_games_lists_lobby_objects(server):
         spectator = await Client.connect(server.ws(), "s1")
         await spectator.watch(game)
         await player.expect_type("presence", spectators=1)  # the lobby has caught up with the watcher
-        response = http_session().get(server.http + "/api/games", timeout=5)
-        assert response.status_code == 200
+
+        def lobby_has_caught_up():
+            response = http_session().get(server.http + "/api/games", timeout=5)
+            assert response.status_code == 200
+            entry = next(g for g in response.json() if g["game"] == game)
+            assert (entry["seq"], entry["players"], entry["spectators"]) == (1, 1, 1), entry
+            return response
+        response = await eventually(lobby_has_caught_up)
         assert response.headers["Content-Type"].startswith("application/json")
         games = response.json()
         assert isinstance(games, list)

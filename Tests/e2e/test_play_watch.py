@@ -24,18 +24,23 @@ def inside(rect: dict, x: float, y: float) -> bool:
 
 
 def assert_move_reply(reply, command: dict, by: str, previous_seq: int) -> dict:
-    """One diff of ours (seq + 1, cause = command minus id plus by), any event after it, the ack last."""
+    """One diff of ours (seq + 1, cause = command minus id plus by), any event after it, the ack last.
+
+    Diffs of other players' earlier moves may arrive while ours is under way; they come first."""
     diffs = reply.of("diff")
-    assert len(diffs) == 1, reply
-    diff = diffs[0]
+    ours = [d for d in diffs if d["seq"] == reply.ack.get("seq")]
+    assert len(ours) == 1 and diffs[-1] is ours[0], reply
+    assert all(d["seq"] < ours[0]["seq"] for d in diffs[:-1]), reply
+    diff = ours[0]
     assert diff["seq"] == previous_seq + 1 == reply.ack["seq"], reply
     expected = strip_cause(command) | {"by": by}
     assert normalise_cause(diff["cause"]) == normalise_cause(expected), (diff["cause"], expected)
     types = reply.types()
-    assert types.index("diff") < len(types) - 1
+    our_index = next(i for i, m in enumerate(reply) if m is diff)
+    assert our_index < len(types) - 1
     for index, kind in enumerate(types):
         if kind == "event":
-            assert index > types.index("diff"), "an event comes after the diff that caused it"
+            assert index > our_index, "an event comes after the diff that caused it"
     return diff
 
 
@@ -329,3 +334,39 @@ def test_lobby_follow_and_unfollow(server):
         for client in (follower, creator, other):
             await client.close()
     run(scenario())
+
+
+def test_three_players_at_once_in_one_game(server):
+    """Concurrent commands get distinct, gapless seqs; every member sees the same history."""
+    from e2e_streams import Streamer, plane_moves
+
+    async def scenario():
+        p1 = await Client.connect(server.ws(), "p1")
+        created = (await p1.create("plane", width=1000, height=800, seed=3)).one("created")
+        game, token = created["game"], created["token"]
+        players = [p1]
+        for name in ("p2", "p3"):
+            client = await Client.connect(server.ws(), name)
+            assert (await client.join(game, token)).ok
+            players.append(client)
+        spectators = await connect_many(server.ws(), 5, "s")
+        await asyncio.gather(*(s.watch(game) for s in spectators))
+        streamers = [Streamer(c, game, plane_moves, tolerate=("illegal-move",)) for c in players]
+        await asyncio.gather(*(s.run(limit=60) for s in streamers))
+        acked = sorted(seq for s in streamers for _, seq, _ in s.acked)
+        assert len(acked) == len(set(acked)) and len(acked) >= 100, "each applied command has its own seq"
+        final = await fresh_snapshot(server.ws(), game)
+        assert final["seq"] == acked[-1] == len(acked)
+        for member in [*players, *spectators]:
+            await member.expect_type("diff", seq=final["seq"])
+            assert not member.problems, member.problems
+            assert [d["seq"] for d in member.diffs if d["seq"] > (member.diffs[0]["seq"] - 1)] == \
+                list(range(member.diffs[0]["seq"], final["seq"] + 1))
+            assert member.state == final["state"]
+        causes = {d["seq"]: d["cause"] for d in spectators[0].diffs}
+        for streamer in streamers:
+            for _, seq, command in streamer.acked:
+                assert normalise_cause(causes[seq]) == normalise_cause(strip_cause(command) | {"by": streamer.client.you})
+        for client in [*players, *spectators]:
+            await client.close()
+    run(scenario(), timeout=60)

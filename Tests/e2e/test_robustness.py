@@ -7,7 +7,7 @@ import urllib.parse
 
 import requests
 
-from e2e_client import Client, fresh_snapshot, run
+from e2e_client import Client, eventually, fresh_snapshot, run
 from rawws import TEXT, RawWebSocket, frame
 
 CLIENTS = 200
@@ -65,8 +65,11 @@ def test_200_clients_dropped_without_close(server):
         session.trust_env = False
         health = session.get(server.http + "/healthz", timeout=5)
         assert health.status_code == 200 and health.text.strip() == "ok"
-        lobby = {g["game"]: g for g in session.get(server.http + "/api/games", timeout=5).json()}
-        assert lobby[game]["players"] == 1 and lobby[game]["spectators"] == 0
+
+        def lobby_has_caught_up():
+            lobby = {g["game"]: g for g in session.get(server.http + "/api/games", timeout=5).json()}
+            assert (lobby[game]["players"], lobby[game]["spectators"]) == (1, 0), lobby[game]
+        await eventually(lobby_has_caught_up)
         assert (await fresh_snapshot(server.ws(), game))["seq"] == 0, "half a frame is not a command"
 
         newcomer = await Client.connect(server.ws(), "newcomer")

@@ -44,7 +44,10 @@ def test_klondike_session_in_websocat(server):
         for line, code in [("frobnicate now", "unknown-type"), ("tap", "bad-request"),
                            ("drag stock", "bad-request"), ("create klondike draw=x", "bad-request"),
                            ("watch", "bad-request"), ("tap tableau/9", "bad-request"),
-                           ("alpha +1", "unknown-type")]:
+                           ("alpha +1", "unknown-type"), ("tap stock extra", "bad-request"),
+                           ("undo 3", "bad-request"), ("tap st\u00f6ck", "bad-request"),
+                           (f"watch {game} abc", "bad-request"), (f"watch {game} -1", "bad-request"),
+                           ("create checkers", "bad-request")]:
             mark = term.send(line)
             _, error = term.expect_json("error", mark)
             assert error["code"] == code and "id" not in error, (line, error)

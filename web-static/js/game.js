@@ -170,6 +170,9 @@ export class GameView {
     const stat = (/** @type {string} */ label, /** @type {any} */ value, /** @type {string} */ cls) =>
       el(`span.stat.${cls}`, {}, el("span.stat-label", {}, label), el("span.stat-value", {}, String(value)));
     if (this.kind === "klondike") {
+      // Undo stops at a win (the server would refuse it).
+      const undo = /** @type {HTMLButtonElement | null} */ (this.tools.querySelector(".undo"));
+      if (undo) undo.disabled = s.status === "won" || s.moves === 0;
       this.stats.replaceChildren(stat("Moves", s.moves, "moves"), stat("Score", s.score, "score"),
         el(`span.badge.status.${s.status}`, {}, s.status === "won" ? "Won" : "Playing"));
     } else {
@@ -203,7 +206,7 @@ export class GameView {
     actions.push(el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay"));
     actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => this.hideWon() }, "Look at the table"));
     this.overlay.replaceChildren(el("div.won-card", {},
-      el("div.won-suits", { "aria-hidden": "true" }, "\u2660\uFE0E \u2665\uFE0E \u2663\uFE0E \u2666\uFE0E"),
+      el("div.won-suits", { "aria-hidden": "true" }, el("span", {}, "\u2660\uFE0E"), el("span.red", {}, "\u2665\uFE0E"), el("span", {}, "\u2663\uFE0E"), el("span.red", {}, "\u2666\uFE0E")),
       el("h2#won-title", {}, this.isPlayer ? "You won!" : "Game won!"),
       el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v))))),
       el("div.won-actions", {}, ...actions)));

@@ -283,7 +283,11 @@ export class KlondikeView {
       }
       node.dataset.pile = pileOf(p.pile);
       node.dataset.index = String(p.index);
-      node.classList.toggle("top", p.index === this.pileLength(p.pile) - 1);
+      const length = this.pileLength(p.pile);
+      node.classList.toggle("top", p.index === length - 1);
+      // Cards squared up under others in a pile would stack their shadows into a dark rim.
+      const shown = p.pile === "/waste" ? (state.draw === 3 ? 4 : 2) : 2;
+      node.classList.toggle("buried", (p.pile === "/waste" || p.pile.startsWith("/foundations/")) && p.index < length - shown);
       this.placed.set(node, p);
       // Cards under the pointer stay with it; the drop decides where they go.
       if (lifted.has(node)) continue;

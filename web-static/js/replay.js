@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Replay: `watch` with `since: 0` gives every diff of a game; the timeline
+ * Replay: `watch` with `replay: true` gives the state at seq 0 and every diff; the timeline
  * rebuilds any state from them. Step, play/pause, speed, and live diffs
  * keep extending the end.
  */
@@ -79,7 +79,7 @@ export class ReplayView {
   }
 
   load() {
-    this.conn.request({ type: "watch", game: this.game, since: 0 }).then(
+    this.conn.request({ type: "watch", game: this.game, replay: true }).then(
       () => this.loaded(),
       (error) => this.fail(error));
   }

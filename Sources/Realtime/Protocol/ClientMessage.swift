@@ -42,7 +42,8 @@ public struct ClientRequest: Sendable, Equatable {
 public enum ClientCommand: Sendable, Equatable {
     case create(kind: GameKind, options: JSON)
     case join(game: String, token: String, since: Int?)
-    case watch(game: String, since: Int?)
+    /// `replay`: a snapshot of seq 0 first, then every diff (an extension: see docs/PROTOCOL.md).
+    case watch(game: String, since: Int?, replay: Bool = false)
     case leave
     case list(follow: Bool?)
     case show
@@ -124,7 +125,13 @@ public enum ClientMessageParser {
             guard let token = message["token"]?.stringValue else { throw .bad("join needs a token") }
             return .join(game: game, token: token, since: try since(message))
         case "watch":
-            return .watch(game: try gameID(message), since: try since(message))
+            let replay: Bool
+            switch message["replay"] {
+            case nil, .null?: replay = false
+            case .bool(let value)?: replay = value
+            default: throw .bad("replay must be true or false")
+            }
+            return .watch(game: try gameID(message), since: try since(message), replay: replay)
         case "leave": return .leave
         case "list":
             switch message["follow"] {

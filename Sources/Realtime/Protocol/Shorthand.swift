@@ -30,6 +30,9 @@ enum Shorthand {
             var pairs: [(key: String, value: JSON)] = [("type", "watch"), ("game", .string(args[0]))]
             if args.count == 2 { pairs.append(("since", try integer(args[1], "SINCE"))) }
             return .object(pairs)
+        case "replay":
+            guard args.count == 1 else { throw usage("replay GAME") }
+            return .object(["type": "watch", "game": .string(args[0]), "replay": true])
         case "list":
             switch args {
             case []: return .object(["type": "list"])

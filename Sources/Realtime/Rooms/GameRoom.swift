@@ -14,6 +14,8 @@ final class GameRoom {
     let options: JSON
     let created: Double
     var updated: Double
+    /// The public state at seq 0, for replays from the deal.
+    let initialState: JSON
     private(set) var seq = 0
     /// `history[n - 1]` is the diff message of seq n, kept to answer `since`.
     private(set) var history: [OutFrame] = []
@@ -57,6 +59,7 @@ final class GameRoom {
         self.options = options
         self.created = created
         self.updated = created
+        initialState = game.publicState
     }
 
     // MARK: Members
