@@ -11,10 +11,6 @@ BAD = "bad-request"
 UNKNOWN = "unknown-type"
 
 
-class MayLoseId(str):
-    """An id in a frame the server may refuse to parse at all: JSON lets a parser limit the range
-    of numbers (RFC 8259 section 6), so 1e400 may be "not JSON", whose error carries no id."""
-
 # (frame as sent, expected code, id the error must carry or None for none).
 # A frame sent as bytes goes out as a binary frame.
 COMMON_CASES = [
@@ -47,7 +43,7 @@ COMMON_CASES = [
     ('{"type":"join","game":"GAME","token":5,"id":"token-int"}', BAD, "token-int"),
     ('{"type":"list","follow":"yes","id":"follow-str"}', BAD, "follow-str"),
     ('{"type":"create","kind":"klondike","options":{"seed":-1},"id":"seed-neg"}', BAD, "seed-neg"),
-    ('{"type":"create","kind":"klondike","options":{"seed":1e400},"id":"seed-huge"}', BAD, MayLoseId("seed-huge")),
+    ('{"type":"create","kind":"klondike","options":{"seed":1e400},"id":"seed-huge"}', BAD, "seed-huge"),
     ('{"type":"create","kind":"klondike","options":{"seed":18446744073709551616},"id":"seed-2-64"}', BAD, "seed-2-64"),
     ('{"type":"create","kind":"klondike","options":{"draw":1e300},"id":"draw-huge"}', BAD, "draw-huge"),
     ('{"type":"create","kind":"plane","options":{"width":-5},"id":"width-neg"}', BAD, "width-neg"),
@@ -96,7 +92,7 @@ PLANE_CASES = [
     ('{"type":"add","r":256,"id":"r256"}', BAD, "r256"),
     ('{"type":"add","g":-1,"id":"g-neg"}', BAD, "g-neg"),
     ('{"type":"add","x":"10","id":"x-str"}', BAD, "x-str"),
-    ('{"type":"add","x":1e400,"id":"x-inf"}', BAD, MayLoseId("x-inf")),
+    ('{"type":"add","x":1e400,"id":"x-inf"}', BAD, "x-inf"),
     ('{"type":"alpha","step":2,"id":"step2"}', BAD, "step2"),
     ('{"type":"alpha","step":0,"id":"step0"}', BAD, "step0"),
     ('{"type":"alpha","step":"+1","id":"step-str"}', BAD, "step-str"),
@@ -160,8 +156,7 @@ async def send_and_expect_error(client: Client, frame, code: str, expected_id):
     assert isinstance(error.get("message"), str) and error["message"], error
     if expected_id is None:
         assert "id" not in error, f"{frame!r}: no id was sent, got {error}"
-    elif isinstance(expected_id, str) and len(expected_id) <= 64 and expected_id != "binary" \
-            and not isinstance(expected_id, MayLoseId):
+    elif isinstance(expected_id, str) and len(expected_id) <= 64 and expected_id != "binary":
         assert error.get("id") == expected_id, f"{frame!r}: the error must carry the id: {error}"
     elif "id" in error:
         # An id the server could not accept may be echoed, never altered.
@@ -196,11 +191,11 @@ def test_bad_input_in_plane(server, case):
     run(scenario())
 
 
-def test_ids_of_64_characters_are_fine(server):
+def test_ids_of_64_characters_and_integers_are_fine(server):
     """64 characters, not bytes: accented letters and emoji count one each."""
     async def scenario():
         room = await Room().open(server, "klondike")
-        for long_id in ("y" * 64, "\u00e9" * 64, "\U0001F600" * 64):
+        for long_id in ("y" * 64, "\u00e9" * 64, "\U0001F600" * 64, 0, -1, 2**53):
             reply = await room.player.request({"type": "show", "id": long_id})
             assert reply.ok and reply.ack["id"] == long_id, reply.ack
         for too_long in ("\u00e9" * 65, "\U0001F600" * 65):

@@ -119,14 +119,19 @@ def test_rate_limit_of_one_connection_does_not_stall_others(server):
         flooder = await Client.connect(server.ws(), "flood")
         calm = await Client.connect(server.ws(), "calm")
         game = (await calm.create("klondike", seed=1)).one("created")["game"]
-        flood = asyncio.create_task(flooder.ws.send(
-            (json.dumps({"type": "watch", "game": game}) for _ in range(2000))))
+        await flooder.watch(game)
+
+        async def flood_frames():
+            for _ in range(2000):  # separate messages, as fast as the socket takes them
+                await flooder.ws.send('{"type":"show"}')
+        flood = asyncio.create_task(flood_frames())
         started = time.monotonic()
         for _ in range(20):
             await calm.move({"type": "tap", "target": "/stock"})
         assert time.monotonic() - started < 5
         await asyncio.wait_for(flood, 10)
-        assert calm.is_open
+        await flooder.expect(lambda m: isinstance(m, dict) and m.get("code") == "rate-limited")
+        assert calm.is_open and flooder.is_open
         await flooder.close()
         await calm.close()
     run(scenario())

@@ -79,6 +79,17 @@ def test_klondike_session_in_websocat(server):
         mark = term.send("show")
         _, error = term.expect_json("error", mark)
         assert error["code"] == "not-joined"
+        # join GAME TOKEN: a player again (a new player id), and undo/hint work in shorthand.
+        mark = term.send(f"join {game} {created['token']}")
+        _, joined = term.expect_json("joined", mark)
+        assert joined["role"] == "player" and joined["you"] not in (None, "p1")
+        term.expect_json("snapshot", mark)
+        mark = term.send("undo")
+        _, undone = term.expect_json("diff", mark)
+        assert undone["cause"] == {"type": "undo", "by": joined["you"]}
+        mark = term.send("hint")
+        _, hint = term.expect_json("hint", mark)
+        assert "from" in hint and "to" in hint
     finally:
         term.close()
 
