@@ -13,6 +13,9 @@
 #       for 10 s: p99 latency and server CPU
 #   --small  S1 with 500 spectators only: the CI smoke run of this harness
 #   --keep   keep the work folder (logs, recorded frames) even when every run passed
+#   --floor  also run lws-floor.c (the same protocol subset in C on libwebsockets, no
+#            game logic): a third column, the floor under Boardcast; FLOOR_OPTS passes
+#            it options, e.g. FLOOR_OPTS="--loop libev --rx-buffer 256"
 #
 # Every fanload run is a check: it passes when it finished with no loss, no reordering,
 # no error reply and no dropped connection. Figures against targets are printed, not
@@ -26,13 +29,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SMALL=0
 KEEP=0
+FLOOR=0
 SCENARIOS=()
 for a in "$@"; do
     case "$a" in
         --small) SMALL=1 ;;
         --keep) KEEP=1 ;;
+        --floor) FLOOR=1 ;;
         S1|S2|S3|S4) SCENARIOS+=("$a") ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $a (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -102,6 +107,9 @@ fi
 if [ ! -x "$SERVER_BIN" ]; then
     echo "run.sh: no server binary at $SERVER_BIN" >&2; echo "0 passed, 1 failed"; exit 1
 fi
+if [ "$FLOOR" = 1 ] && ! cc -O2 -Wall -o "$WORK/lws-floor" "$HERE/lws-floor.c" $(pkg-config --cflags --libs libwebsockets); then
+    echo "0 passed, 1 failed"; exit 1
+fi
 if ! command -v node >/dev/null; then
     echo "run.sh: node is not installed (apt-get install nodejs node-ws)" >&2; echo "0 passed, 1 failed"; exit 1
 fi
@@ -112,6 +120,9 @@ start_server() {
     local kind=$1 log=$WORK/$2.log
     if [ "$kind" = boardcast ]; then
         (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port 0 --data :memory:) >"$log" 2>&1 &
+    elif [ "$kind" = lws-floor ]; then
+        # shellcheck disable=SC2086
+        "$WORK/lws-floor" "$WORK/frames.txt" ${FLOOR_OPTS:-} >"$log" 2>&1 &
     else
         NODE_PATH=/usr/share/nodejs exec node "$HERE/node-server.js" --frames "$WORK/frames.txt" \
             --host 127.0.0.1 --port 0 >"$log" 2>&1 &
@@ -204,9 +215,11 @@ if [ $needs_node = 1 ] && [ -s "$WORK/frames.txt" ]; then
 fi
 
 # ---- scenarios ----
-for kind in boardcast node; do
-    if [ $kind = node ] && [ ! -s "$WORK/frames.txt" ] && [ $needs_node = 1 ]; then
-        say "skipping Node: no recorded frames"; continue
+kinds=(boardcast node)
+[ "$FLOOR" = 1 ] && kinds+=(lws-floor)
+for kind in "${kinds[@]}"; do
+    if [ $kind != boardcast ] && [ ! -s "$WORK/frames.txt" ] && [ $needs_node = 1 ]; then
+        say "skipping $kind: no recorded frames"; continue
     fi
     if has S1 || has S2; then
         phases=()
@@ -228,9 +241,9 @@ echo
 echo "Fan-out benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $machine"
 echo "Boardcast: $SERVER_BIN   Node $(node --version) ws $(node -p "require('/usr/share/nodejs/ws/package.json').version" 2>/dev/null)"
 [ "$SMALL" = 1 ] && echo "(--small: S1 with $S1_SPECTATORS spectators)"
-awk -v small="$SMALL" '
+awk -v small="$SMALL" -v floor="$FLOOR" '
 function val(phase, server, key,    k) { k = phase SUBSEP server SUBSEP key; return (k in R) ? R[k] : "" }
-function row(label, phase, key, better, target, scale, fmt,    b, n, ratio, met, t) {
+function row(label, phase, key, better, target, scale, fmt,    b, n, f, ratio, met, t) {
     b = val(phase, "boardcast", key); n = val(phase, "node", key)
     if (b == "" && n == "") return
     ratio = "-"
@@ -244,7 +257,10 @@ function row(label, phase, key, better, target, scale, fmt,    b, n, ratio, met,
         if (t[3] == "and" && ratio != "-") met = (met == "met" && substr(ratio, 1, length(ratio) - 1) + 0 >= t[5] + 0) ? "met" : "MISSED"
         met = target " " met
     }
-    printf "%-34s %14s %14s %9s   %s\n", label, (b == "" ? "-" : sprintf(fmt, b / scale)), (n == "" ? "-" : sprintf(fmt, n / scale)), ratio, met
+    f = val(phase, "lws-floor", key)
+    printf "%-46s %14s %14s %9s", label, (b == "" ? "-" : sprintf(fmt, b / scale)), (n == "" ? "-" : sprintf(fmt, n / scale)), ratio
+    if (floor) printf " %12s", (f == "" ? "-" : sprintf(fmt, f / scale))
+    printf "   %s\n", met
 }
 /^RESULT / {
     delete F
@@ -252,7 +268,9 @@ function row(label, phase, key, better, target, scale, fmt,    b, n, ratio, met,
     for (k in F) R[F["phase"], F["server"], k] = F[k]
 }
 END {
-    printf "%-34s %14s %14s %9s   %s\n", "scenario / figure", "Boardcast", "Node ws", "ratio", "target (Boardcast)"
+    printf "%-46s %14s %14s %9s", "scenario / figure", "Boardcast", "Node ws", "ratio"
+    if (floor) printf " %12s", "lws C floor"
+    printf "   %s\n", "target (Boardcast)"
     s1 = small ? "S1 (500 spectators)" : "S1"
     row(s1 " latency p50 ms", "S1", "p50_ms", "lower", "", 1, "%.2f")
     row(s1 " latency p99 ms", "S1", "p99_ms", "lower", "<= 75", 1, "%.2f")

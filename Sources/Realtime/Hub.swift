@@ -387,13 +387,10 @@ public final class Hub {
 
     /// The fan-out loop: the same frame to many connections, counted once.
     private func broadcast(_ frame: OutFrame, to recipients: [ConnectionID]) {
-        var count = 0
-        for connection in recipients where connections[connection] != nil {
-            transport.send(frame, to: connection)
-            count += 1
-        }
-        metrics.messagesOut.increment(by: Int64(count))
-        metrics.bytesOut.increment(by: Int64(count * frame.count))
+        // Members are live connections (a closed one leaves its game first), so no lookup here.
+        for connection in recipients { transport.send(frame, to: connection) }
+        metrics.messagesOut.increment(by: Int64(recipients.count))
+        metrics.bytesOut.increment(by: Int64(recipients.count * frame.count))
     }
 
     private func deliver(_ frame: OutFrame, to connection: ConnectionID) {

@@ -70,6 +70,9 @@ public final class LWSServer {
     private var pvos: UnsafeMutablePointer<lws_protocol_vhost_options>?
     private var pvoCount = 0
     private var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
+    /// The libev loop lws runs on (epoll); created here, destroyed after the context.
+    private var eventLoop: UnsafeMutableRawPointer?
+    private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 
     private var connections: [ConnectionID: LWSConnection] = [:]
     private var nextConnectionID: ConnectionID = 1
@@ -82,6 +85,7 @@ public final class LWSServer {
 
     deinit {
         if let context { lws_context_destroy(context) }
+        if let eventLoop { boardcast_ev_loop_destroy(eventLoop) }
         freeTables()
         coalesceBuffer.deallocate()
     }
@@ -96,7 +100,9 @@ public final class LWSServer {
         protocols![0].name = UnsafePointer(gameProtocol)
         protocols![0].callback = boardcastLWSCallback
         protocols![0].per_session_data_size = MemoryLayout<ConnectionID>.size
-        protocols![0].rx_buffer_size = 16 * 1024
+        // lws allocates this per connection that receives: 4 KiB keeps idle spectators cheap
+        // (smaller sizes stalled pipelined bursts in lws 4.1.6; see BENCHMARKS.md).
+        protocols![0].rx_buffer_size = 4096
 
         // Plain clients (websocat, `new WebSocket(url)`) offer no subprotocol: bind them to ours.
         pvoCount = 2
@@ -144,7 +150,13 @@ public final class LWSServer {
         info.retry_and_idle_policy = UnsafePointer(retryPolicy)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = 20_480
+        eventLoop = boardcast_ev_loop_new()
+        guard eventLoop != nil else { throw LWSServerError.cannotStart("libev could not create an event loop") }
+        foreignLoops = .allocate(capacity: 1)
+        foreignLoops!.initialize(to: eventLoop)
+        info.foreign_loops = foreignLoops
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+            | UInt64(LWS_SERVER_OPTION_LIBEV)
             | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
         if !config.host.isEmpty && config.host != "0.0.0.0" && config.host != "::" {
             info.iface = UnsafePointer(cString(config.host))
@@ -167,9 +179,9 @@ public final class LWSServer {
 
     /// Serves until `stop()` has closed every connection. Call on the thread that owns lws.
     public func run() {
-        guard let context else { return }
+        guard context != nil, let eventLoop else { return }
         while !(stopping && connections.isEmpty) {
-            if lws_service(context, 0) < 0 { break }
+            boardcast_ev_run_once(eventLoop)
             if stopping && Date() > stopDeadline { break }
         }
     }
@@ -188,6 +200,8 @@ public final class LWSServer {
         waker.detach()
         if let context { lws_context_destroy(context) }
         context = nil
+        if let eventLoop { boardcast_ev_loop_destroy(eventLoop) }
+        eventLoop = nil
         freeTables()
     }
 
@@ -419,6 +433,8 @@ public final class LWSServer {
         mimeList = nil
         retryPolicy?.deinitialize(count: 1).deallocate()
         retryPolicy = nil
+        foreignLoops?.deinitialize(count: 1).deallocate()
+        foreignLoops = nil
     }
 }
 
