@@ -182,6 +182,7 @@ public final class LWSServer {
         guard context != nil, let eventLoop else { return }
         while !(stopping && connections.isEmpty) {
             boardcast_ev_run_once(eventLoop)
+            flushDirty()
             if stopping && Date() > stopDeadline { break }
         }
     }
@@ -217,7 +218,10 @@ public final class LWSServer {
             lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
             return
         }
-        connection.requestWritable()
+        if !connection.isDirty && !connection.writableRequested {
+            connection.isDirty = true
+            dirty.append(connection)
+        }
     }
 
     public func close(_ id: ConnectionID, code: UInt16, reason: String) {
@@ -254,7 +258,8 @@ public final class LWSServer {
             return writeNext(connection, wsi: wsi)
 
         case LWS_CALLBACK_CLOSED:
-            guard let id = connectionID(user), connections.removeValue(forKey: id) != nil else { return 0 }
+            guard let id = connectionID(user), let connection = connections.removeValue(forKey: id) else { return 0 }
+            connection.isClosed = true
             delegate?.connectionClosed(id)
             return 0
 
@@ -300,11 +305,8 @@ public final class LWSServer {
 
     private func writeNext(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
         connection.writableRequested = false
-        if connection.pendingCount >= 2 {
-            if writeCoalesced(connection, wsi: wsi) < 0 { return -1 }
-        } else if let frame = connection.popFront() {
-            let written = lws_write(wsi, frame.payload.assumingMemoryBound(to: UInt8.self), frame.count, LWS_WRITE_TEXT)
-            if written < frame.count { return -1 }
+        if connection.hasPending {
+            if writeQueued(connection, wsi: wsi) < 0 { return -1 }
         } else if let (code, text) = connection.closing {
             var reason = Array(text.utf8.prefix(120))
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reason, reason.count)
@@ -312,6 +314,42 @@ public final class LWSServer {
         }
         if connection.hasPending || connection.closing != nil { connection.requestWritable() }
         return 0
+    }
+
+    /// Writes the next queued frame, or several at once.
+    private func writeQueued(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
+        if connection.pendingCount >= 2 { return writeCoalesced(connection, wsi: wsi) }
+        guard let frame = connection.popFront() else { return 0 }
+        return lws_write(wsi, frame.payload.assumingMemoryBound(to: UInt8.self), frame.count, LWS_WRITE_TEXT)
+            < frame.count ? -1 : 0
+    }
+
+    /// Connections given frames during this loop iteration, written once it ends.
+    private var dirty: [LWSConnection] = []
+
+    /// Writes what this loop iteration queued, straight away: one `send()` per
+    /// connection, with no writable-callback round trip (with epoll that round trip
+    /// costs two `epoll_ctl` calls per delivery). A connection whose socket is full
+    /// waits for the writable callback instead, so its frames stay in its capped queue.
+    private func flushDirty() {
+        guard !dirty.isEmpty else { return }
+        let batch = dirty
+        dirty.removeAll(keepingCapacity: true)
+        for connection in batch {
+            connection.isDirty = false
+            guard !connection.isClosed, connection.closing == nil, !connection.writableRequested,
+                  connection.hasPending else { continue }
+            if lws_send_pipe_choked(connection.wsi) != 0 {
+                connection.requestWritable()
+                continue
+            }
+            if writeQueued(connection, wsi: connection.wsi) < 0 {
+                connection.dropQueue()
+                lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                continue
+            }
+            if connection.hasPending { connection.requestWritable() }
+        }
     }
 
     /// Several queued frames in one `send()` (`LWS_WRITE_HTTP` is lws's `LWS_WRITE_RAW`: bytes as they are): the system call per frame is what fan-out
@@ -471,6 +509,10 @@ private final class LWSConnection {
     var hasPending: Bool { head < queue.count }
     /// Asking lws again while a request is outstanding costs a poll change each time: ask once.
     var writableRequested = false
+    /// In the server's list of connections to write at the end of this loop iteration.
+    var isDirty = false
+    /// lws has closed it; a leftover reference must not touch `wsi`.
+    var isClosed = false
 
     func requestWritable() {
         guard !writableRequested else { return }
