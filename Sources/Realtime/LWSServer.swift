@@ -100,9 +100,11 @@ public final class LWSServer {
         protocols![0].name = UnsafePointer(gameProtocol)
         protocols![0].callback = boardcastLWSCallback
         protocols![0].per_session_data_size = MemoryLayout<ConnectionID>.size
-        // lws allocates this per connection that receives: 4 KiB keeps idle spectators cheap
-        // (smaller sizes stalled pipelined bursts in lws 4.1.6; see BENCHMARKS.md).
-        protocols![0].rx_buffer_size = 4096
+        // lws allocates this per connection and reads at most this much per wake-up:
+        // 2 KiB trades idle memory (about 4.2 KB a connection; 2.6 KB at 1 KiB) against
+        // pipelined bursts, whose moves share one write per spectator only when they are
+        // read together (0.76 M deliveries/s; 0.48 M at 1 KiB). See BENCHMARKS.md.
+        protocols![0].rx_buffer_size = 2048
 
         // Plain clients (websocat, `new WebSocket(url)`) offer no subprotocol: bind them to ours.
         pvoCount = 2
