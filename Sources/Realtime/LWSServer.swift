@@ -266,10 +266,14 @@ public final class LWSServer {
             return 0
 
         case LWS_CALLBACK_HTTP:
-            let path = header(wsi, WSI_TOKEN_GET_URI) ?? "/"
+            // lws files the path under the method's own header: GET_URI, HEAD_URI, ...
+            let headPath = header(wsi, WSI_TOKEN_HEAD_URI)
+            guard let path = header(wsi, WSI_TOKEN_GET_URI) ?? headPath else {
+                return writeHTTP(HTTPResponse(status: 405, contentType: "text/plain", body: "GET or HEAD only\n"), wsi: wsi)
+            }
             let response = delegate?.httpRequest(path: path)
                 ?? HTTPResponse(status: 503, contentType: "text/plain", body: "unavailable\n")
-            return writeHTTP(response, wsi: wsi)
+            return writeHTTP(response, wsi: wsi, withBody: headPath == nil)
 
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             delegate?.drainInbox()
@@ -380,7 +384,7 @@ public final class LWSServer {
     private let coalesceBuffer = UnsafeMutableRawPointer.allocate(
         byteCount: OutFrame.headroom + LWSServer.coalesceCapacity, alignment: 16)
 
-    private func writeHTTP(_ response: HTTPResponse, wsi: OpaquePointer) -> Int32 {
+    private func writeHTTP(_ response: HTTPResponse, wsi: OpaquePointer, withBody: Bool = true) -> Int32 {
         let pre = OutFrame.headroom
         let headerSpace = 2048
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: pre + headerSpace + response.body.count)
@@ -392,7 +396,7 @@ public final class LWSServer {
             lws_add_http_common_headers(wsi, response.status, type, lws_filepos_t(response.body.count), &cursor, end) != 0
         }
         if failed || lws_finalize_write_http_header(wsi, start, &cursor, end) != 0 { return -1 }
-        if !response.body.isEmpty {
+        if withBody && !response.body.isEmpty {
             let body = buffer + pre + headerSpace
             response.body.withUnsafeBufferPointer { body.update(from: $0.baseAddress!, count: $0.count) }
             if lws_write(wsi, body, response.body.count, LWS_WRITE_HTTP_FINAL) < response.body.count { return -1 }

@@ -57,6 +57,15 @@ def test_healthz(server):
     assert response.text.strip() == "ok"
 
 
+def test_healthz_answers_head_without_a_body_and_refuses_other_methods(server):
+    head = http_session().head(server.http + "/healthz", timeout=5)
+    assert head.status_code == 200
+    assert head.text == ""
+    assert head.headers.get("content-length") == "3"  # the length of "ok\n", as a GET would send
+    post = http_session().post(server.http + "/healthz", data=b"x", timeout=5)
+    assert post.status_code == 405
+
+
 def test_unknown_static_file_is_404(server):
     response = http_session().get(server.http + "/no-such-file-here.js", timeout=5)
     assert response.status_code == 404
