@@ -286,20 +286,24 @@ public final class LWSServer {
 
     private func receive(_ connection: LWSConnection, id: ConnectionID, wsi: OpaquePointer,
                          input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        let messageEnds = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+        if connection.discardedBytes != nil {
+            return discardOversized(connection, wsi: wsi, length: length, messageEnds: messageEnds)
+        }
         if lws_is_first_fragment(wsi) != 0 {
             connection.rx.removeAll(keepingCapacity: connection.rx.capacity <= 64 * 1024)
             connection.rxIsBinary = lws_frame_is_binary(wsi) != 0
         }
         let total = connection.rx.count + length + Int(lws_remaining_packet_payload(wsi))
         if total > config.maxMessageBytes {
-            var reason = Array("message over 64 KiB".utf8)
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
-            return -1
+            connection.rx.removeAll()
+            connection.discardedBytes = 0
+            return discardOversized(connection, wsi: wsi, length: length, messageEnds: messageEnds)
         }
         if let input, length > 0 {
             connection.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        guard messageEnds else { return 0 }
         if connection.rxIsBinary {
             delegate?.connectionReceivedBinary(id)
         } else {
@@ -307,6 +311,18 @@ public final class LWSServer {
         }
         connection.rx.removeAll(keepingCapacity: true)
         return 0
+    }
+
+    /// An oversized message is read to its end and thrown away before the 1009 close:
+    /// closing a socket that still holds unread input makes the kernel send a reset,
+    /// and the client would lose the close frame. Past 1 MiB more it closes at once.
+    private func discardOversized(_ connection: LWSConnection, wsi: OpaquePointer, length: Int, messageEnds: Bool) -> Int32 {
+        let discarded = (connection.discardedBytes ?? 0) + length
+        connection.discardedBytes = discarded
+        guard messageEnds || discarded > 1024 * 1024 else { return 0 }
+        var reason = Array("message over 64 KiB".utf8)
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
+        return -1
     }
 
     private func writeNext(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
@@ -509,6 +525,8 @@ private final class LWSConnection {
     var closing: (code: UInt16, reason: String)?
     var rx: [UInt8] = []
     var rxIsBinary = false
+    /// Set while an oversized message is being read and thrown away.
+    var discardedBytes: Int?
 
     init(wsi: OpaquePointer) { self.wsi = wsi }
 
