@@ -374,10 +374,11 @@ public final class LWSServer {
         }
     }
 
-    /// Several queued frames in one `send()` (`LWS_WRITE_HTTP` is lws's `LWS_WRITE_RAW`: bytes as they are): the system call per frame is what fan-out
-    /// costs, so a connection that fell behind catches up with one write. Safe because
-    /// no extension (compression) is negotiated and every frame is a whole message, so
-    /// server frames are just a header and the payload.
+    /// Several queued frames in one `send()`: the system call per frame is what fan-out
+    /// costs, so a connection that fell behind catches up with one write. The frames are
+    /// framed here and written raw (`LWS_WRITE_HTTP` is lws's `LWS_WRITE_RAW`). Safe
+    /// because no extension (compression) is negotiated and every frame is a whole
+    /// message, so a server frame is just a header and the payload.
     private func writeCoalesced(_ connection: LWSConnection, wsi: OpaquePointer) -> Int32 {
         var used = 0
         let base = coalesceBuffer + OutFrame.headroom
