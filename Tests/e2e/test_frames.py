@@ -8,7 +8,7 @@ import time
 import pytest
 
 from e2e_client import Client, run
-from rawws import PING, PONG, TEXT, RawWebSocket
+from rawws import PING, PONG, TEXT, RawWebSocket, frame
 
 LIMIT = 64 * 1024
 
@@ -200,3 +200,28 @@ def test_pings_keep_answering_clients_and_drop_silent_ones(start_server):
         polite_raw.drop()
         await library.close()
     run(scenario())
+
+
+@pytest.mark.parametrize("pad", [40, 700, 3000])
+def test_pipelined_frames_in_one_write_are_all_answered(server, pad):
+    """Many frames arriving in one TCP write, far more than the server's receive buffer
+    holds, are each answered at once: none waits for more input to arrive."""
+    async def scenario():
+        raw = await RawWebSocket.connect(server.host, server.port)
+        count = 90  # under the rate limit's bucket of 100
+        burst = b"".join(frame(TEXT, json.dumps({"type": "list", "id": i, "pad": "x" * pad}).encode())
+                         for i in range(count))
+        raw.writer.write(burst)
+        await raw.writer.drain()
+        acked = set()
+        while len(acked) < count:
+            got = await raw.recv(timeout=3)
+            assert got is not None, f"connection closed after {len(acked)} of {count} acks"
+            opcode, payload = got
+            if opcode == TEXT:
+                message = json.loads(payload)
+                if message.get("type") == "ack":
+                    acked.add(message["id"])
+        assert acked == set(range(count))
+        raw.drop(reset=False)
+    run(scenario(), timeout=30)
