@@ -15,9 +15,9 @@ LIMIT = 64 * 1024
 
 def padded_list(size: int, request_id: str) -> str:
     head = '{"type":"list","id":"' + request_id + '","pad":"'
-    frame = head + "x" * (size - len(head) - 2) + '"}'
-    assert len(frame.encode()) == size
-    return frame
+    text = head + "x" * (size - len(head) - 2) + '"}'
+    assert len(text.encode()) == size
+    return text
 
 
 @pytest.mark.parametrize("compression", [None, "deflate"])
@@ -50,10 +50,10 @@ def test_fragmented_message_over_64k_closes_with_1009(server):
     """The limit is on the message, not on each frame of it."""
     async def scenario():
         raw = await RawWebSocket.connect(server.host, server.port)
-        frame = padded_list(LIMIT + 1, "frag").encode()
-        half = len(frame) // 2
-        await raw.send(TEXT, frame[:half], fin=False)
-        await raw.send(0x0, frame[half:], fin=True)
+        message = padded_list(LIMIT + 1, "frag").encode()
+        half = len(message) // 2
+        await raw.send(TEXT, message[:half], fin=False)
+        await raw.send(0x0, message[half:], fin=True)
         close_code = None
         for _ in range(50):
             received = await raw.recv(5)
