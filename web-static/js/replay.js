@@ -6,8 +6,7 @@
  */
 import { KlondikeView } from "./klondike.js";
 import { PlaneView } from "./plane.js";
-import { Timeline, reconstructStart, describeCause } from "./timeline.js";
-import { deepEqual } from "./patch.js";
+import { Timeline, describeCause } from "./timeline.js";
 import { el, icon } from "./ui.js";
 import { routeHash } from "./routes.js";
 
@@ -123,26 +122,6 @@ export class ReplayView {
       this.begin(snap.state, snap.seq, this.buffered);
       return;
     }
-    if (!first || first.seq === 1) {
-      // The server sent diffs 1..N without the deal: ask for the current state
-      // and work out the start from both.
-      this.snapshot = null;
-      this.conn.request({ type: "watch", game: this.game }).then(() => {
-        if (this.closed || this.timeline) return;
-        const now = this.snapshot;
-        if (!now) { this.fail({ code: "error", message: "the server sent no state" }); return; }
-        const diffs = this.buffered.filter((d) => d.seq <= now.seq);
-        if (!diffs.length) { this.begin(now.state, now.seq, []); return; }
-        const start = reconstructStart(this.kind || "klondike", diffs, now.state);
-        this.begin(start, 0, diffs);
-        const rebuilt = this.timeline?.stateAt(now.seq);
-        this.reconstructed = !deepEqual(rebuilt, now.state) ||
-          (start.tableau || []).some((/** @type {string[]} */ p) => p.length > 0 && p[p.length - 1] === "??");
-        for (const d of this.buffered.filter((d) => d.seq > now.seq)) this.timeline?.push(d);
-        this.updateControls();
-      }, (error) => this.fail(error));
-      return;
-    }
     if (snap) this.begin(snap.state, snap.seq, []);
     else this.fail({ code: "error", message: "the server sent no history" });
   }
@@ -241,7 +220,6 @@ export class ReplayView {
     if (!t) return;
     let text = pos === base ? (base === 0 ? "The deal" : `Start of the history (move ${base})`) : describeCause(t.diffAt(pos)?.cause);
     if (pos === base && this.kind === "plane" && base === 0) text = "An empty plane";
-    if (this.reconstructed && pos === base) text += " (reconstructed: some cards may show face down)";
     this.caption.textContent = text;
   }
 

@@ -3,8 +3,7 @@
  * A game's history for the replay: a base state at some seq and the diffs
  * after it; any state is rebuilt from the nearest checkpoint.
  */
-import { applyPatch, clone, get } from "./patch.js";
-import { isFaceUp } from "./cards.js";
+import { applyPatch, clone } from "./patch.js";
 
 const CHECKPOINT_EVERY = 25;
 
@@ -55,122 +54,6 @@ export class Timeline {
     }
     return state;
   }
-}
-
-/**
- * The state at seq 0 when the server sent only the diffs after it.
- * A plane starts empty. A Klondike deal is 24 face-down stock cards and
- * seven piles with one face-up top each; those seven tops are found from the
- * diffs (the first diff that moves a top shows its name) or, if a top never
- * moved, from the current state at the same place.
- * @param {string} kind
- * @param {any[]} diffs diffs 1..N
- * @param {any} current the state at seq N
- * @returns {any}
- */
-export function reconstructStart(kind, diffs, current) {
-  if (kind === "plane") {
-    return { width: current.width, height: current.height, rectangles: {}, order: [], selections: {} };
-  }
-  const placeholder = (/** @type {number} */ p) => `#${p}`;
-  // `draw` changes only by a reset that says so, and has two values: the first
-  // such change tells what it was before.
-  const firstDrawChange = diffs.flatMap((d) => d.ops || []).find((op) => op.path === "/draw" && (op.op === "replace" || op.op === "add"));
-  const base = {
-    draw: firstDrawChange ? (firstDrawChange.value === 3 ? 1 : 3) : current.draw,
-    stock: Array(24).fill("??"),
-    waste: [],
-    foundations: [[], [], [], []],
-    tableau: Array.from({ length: 7 }, (_, p) => [...Array(p).fill("??"), placeholder(p)]),
-    moves: 0,
-    score: 0,
-    status: "playing",
-  };
-  /** @type {Map<string, string>} placeholder -> card */
-  const known = new Map();
-  let doc = clone(base);
-  for (const diff of diffs) {
-    const before = doc;
-    try {
-      doc = applyPatch(before, diff.ops);
-    } catch {
-      break;
-    }
-    const type = diff.cause && diff.cause.type;
-    if (type === "reset" || type === "undo") continue;
-    const gone = placeholdersIn(before).filter((p) => !placeholdersIn(doc).includes(p));
-    if (!gone.length) continue;
-    const had = new Set(cardsIn(before));
-    // New names, except cards that turned face up where a face-down card was.
-    const appeared = cardPositions(doc).filter(({ card, pointer }) => !had.has(card) && get(before, pointer) !== "??").map((c) => c.card);
-    if (gone.length === appeared.length) {
-      gone.forEach((p, i) => known.set(p, appeared[i]));
-      doc = substitute(doc, known);
-    }
-  }
-  // Tops that never moved are still where the current state shows them.
-  for (const { card, pointer } of cardPositions(doc, true)) {
-    if (card.startsWith("#") && !known.has(card)) {
-      const now = get(current, pointer);
-      if (typeof now === "string" && isFaceUp(now)) known.set(card, now);
-    }
-  }
-  return substitute(base, known, true);
-}
-
-/** @param {any} doc @returns {string[]} */
-function placeholdersIn(doc) {
-  return cardPositions(doc, true).map((c) => c.card).filter((c) => c.startsWith("#"));
-}
-
-/** @param {any} doc */
-function cardsIn(doc) {
-  return cardPositions(doc).map((c) => c.card);
-}
-
-/**
- * Every card string in the piles, with its pointer.
- * @param {any} doc
- * @param {boolean} [withPlaceholders]
- * @returns {{card: string, pointer: string}[]}
- */
-function cardPositions(doc, withPlaceholders = false) {
-  /** @type {{card: string, pointer: string}[]} */
-  const out = [];
-  const visit = (/** @type {any} */ pile, /** @type {string} */ pointer) => {
-    if (!Array.isArray(pile)) return;
-    pile.forEach((card, i) => {
-      if (typeof card !== "string") return;
-      if (isFaceUp(card) || (withPlaceholders && card.startsWith("#"))) out.push({ card, pointer: `${pointer}/${i}` });
-    });
-  };
-  visit(doc.stock, "/stock");
-  visit(doc.waste, "/waste");
-  (doc.foundations || []).forEach((/** @type {any} */ p, /** @type {number} */ i) => visit(p, `/foundations/${i}`));
-  (doc.tableau || []).forEach((/** @type {any} */ p, /** @type {number} */ i) => visit(p, `/tableau/${i}`));
-  return out;
-}
-
-/**
- * @param {any} doc
- * @param {Map<string, string>} known
- * @param {boolean} [unknownAsBack] placeholders never resolved become "??"
- */
-function substitute(doc, known, unknownAsBack = false) {
-  const copy = clone(doc);
-  const fix = (/** @type {any} */ pile) => {
-    if (!Array.isArray(pile)) return;
-    pile.forEach((card, i) => {
-      if (typeof card === "string" && card.startsWith("#")) {
-        pile[i] = known.get(card) ?? (unknownAsBack ? "??" : card);
-      }
-    });
-  };
-  fix(copy.stock);
-  fix(copy.waste);
-  (copy.foundations || []).forEach(fix);
-  (copy.tableau || []).forEach(fix);
-  return copy;
 }
 
 /**
