@@ -73,12 +73,7 @@ public final class Hub {
     }
 
     public func connectionReceived(_ id: ConnectionID, text: [UInt8]) {
-        guard let client = connections[id] else { return }
-        metrics.messagesIn.increment()
-        guard client.bucket.take(now: clock()) else {
-            reply(id, error: ProtocolError(.rateLimited, "over \(Int(Hub.rateLimit)) frames a second"), requestID: nil)
-            return
-        }
+        guard admitFrame(id) else { return }
         switch ClientMessageParser.parse(text) {
         case .request(let request): handle(id, request)
         case .failure(let error, let requestID): reply(id, error: error, requestID: requestID)
@@ -86,13 +81,20 @@ public final class Hub {
     }
 
     public func connectionReceivedBinary(_ id: ConnectionID) {
-        guard let client = connections[id] else { return }
+        guard admitFrame(id) else { return }
+        reply(id, error: .bad("binary frames are not part of the protocol: send text"), requestID: nil)
+    }
+
+    /// Counts a frame against the connection's rate limit; a frame over it is answered
+    /// `rate-limited` unread (so its error carries no id).
+    private func admitFrame(_ id: ConnectionID) -> Bool {
+        guard let client = connections[id] else { return false }
         metrics.messagesIn.increment()
         guard client.bucket.take(now: clock()) else {
             reply(id, error: ProtocolError(.rateLimited, "over \(Int(Hub.rateLimit)) frames a second"), requestID: nil)
-            return
+            return false
         }
-        reply(id, error: .bad("binary frames are not part of the protocol: send text"), requestID: nil)
+        return true
     }
 
     /// Storage made every ticket up to this one durable: release what waited for it.
