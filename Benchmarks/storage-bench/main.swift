@@ -91,7 +91,7 @@ final class Rig {
     init(games: Int, durability: SQLiteGameStore.Durability) throws {
         store = try SQLiteGameStore(directory: directory, durability: durability)
         let log = self.log
-        queue = CommitQueue(store: store, onCommitted: { log.record($0) }, onFailure: { log.fail($0) })
+        queue = CommitQueue(store: store, onCommitted: { log.record($0) }, onFailure: { log.fail($1) })
         gameIDs = (0..<games).map { "g\($0)-" + String(UInt64.random(in: 0..<1 << 30), radix: 36) }
         seqs = Array(repeating: 0, count: games)
         let created = Date().timeIntervalSince1970

@@ -46,13 +46,13 @@ public struct Target: Hashable, Sendable, CustomStringConvertible {
     public static func foundation(_ i: Int) -> Target { Target(.foundation(i)) }
     public static func tableau(_ i: Int, card: Int? = nil) -> Target { Target(.tableau(i), cardIndex: card) }
 
-    /// Parses a pointer such as `/tableau/2/4`; the leading `/` may be left out, as the
-    /// terminal shorthand allows. Anything that is not one of the protocol's forms is a
-    /// `bad-request`, including a card index on any pile but a tableau pile (`/waste/0`).
+    /// Parses a JSON Pointer such as `/tableau/2/4`. Anything that is not one of the
+    /// protocol's forms is a `bad-request`: a pointer without its leading `/` (only the
+    /// terminal shorthand may drop it, and it adds it back before this), or a card index
+    /// on any pile but a tableau pile (`/waste/0`).
     public static func parse(_ pointer: String) throws(GameError) -> Target {
-        var text = Substring(pointer)
-        if text.first == "/" { text = text.dropFirst() }
-        let tokens = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard pointer.first == "/" else { throw badTarget(pointer) }
+        let tokens = pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         let target: Target?
         switch (tokens.first, tokens.count) {
         case ("stock", 1): target = .stock
@@ -69,12 +69,14 @@ public struct Target: Hashable, Sendable, CustomStringConvertible {
             }
         default: target = nil
         }
-        guard let target else {
-            throw .badRequest(
-                "bad-target",
-                "\"\(pointer)\" is not a target: use /stock, /waste, /foundations/0..3, /tableau/0..6 or /tableau/I/J")
-        }
+        guard let target else { throw badTarget(pointer) }
         return target
+    }
+
+    private static func badTarget(_ pointer: String) -> GameError {
+        .badRequest(
+            "bad-target",
+            "\"\(pointer)\" is not a target: use /stock, /waste, /foundations/0..3, /tableau/0..6 or /tableau/I/J")
     }
 
     /// A JSON Pointer array index (`0` or digits without a leading zero) below `limit`.

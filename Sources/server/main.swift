@@ -23,12 +23,19 @@ struct Server: ParsableCommand {
     @Option(help: "Seconds between WebSocket pings; a peer silent until the next one is dropped.")
     var pingInterval = 30
 
+    @Option(help: "Seconds without a member or a command after which a game rests in storage only (it comes back on first use).")
+    var idle: Double = 600
+
+    @Flag(help: "Share the port with other servers on this machine (SO_REUSEPORT): one process per core.")
+    var reusePort = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard pingInterval >= 1 else { throw ValidationError("--ping-interval must be at least 1 second") }
+        guard idle > 0, idle.isFinite else { throw ValidationError("--idle must be a positive number of seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
@@ -42,9 +49,10 @@ struct Server: ParsableCommand {
         let logger = Logger(label: "boardcast")
         let server: BoardcastServer
         do {
-            server = try BoardcastServer(
-                options: ServerOptions(host: host, port: port, data: data, web: web, pingInterval: pingInterval),
-                logger: logger)
+            var options = ServerOptions(host: host, port: port, data: data, web: web, pingInterval: pingInterval)
+            options.idleSeconds = idle
+            options.reusePort = reusePort
+            server = try BoardcastServer(options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(2)
@@ -65,10 +73,6 @@ struct Server: ParsableCommand {
             throw ExitCode(2)
         }
         sources.forEach { $0.cancel() }
-        if let failure = server.failure {
-            logger.critical("stopped after a storage failure: \(failure)")
-            throw ExitCode(1)
-        }
     }
 }
 

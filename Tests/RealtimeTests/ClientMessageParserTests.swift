@@ -98,10 +98,12 @@ import Testing
         #expect(command("list unfollow") == .list(follow: false))
         #expect(command("leave") == .leave)
         #expect(command("show") == .show)
-        #expect(command("tap stock") == .gesture(type: "tap", message: .object(["type": "tap", "target": "stock"])))
+        #expect(command("tap stock") == .gesture(type: "tap", message: .object(["type": "tap", "target": "/stock"])))
         #expect(command("tap 120 80") == .gesture(type: "tap", message: .object(["type": "tap", "x": 120, "y": 80])))
         #expect(command("drag tableau/2/4 foundations/0")
-            == .gesture(type: "drag", message: .object(["type": "drag", "from": "tableau/2/4", "to": "foundations/0"])))
+            == .gesture(type: "drag", message: .object(["type": "drag", "from": "/tableau/2/4", "to": "/foundations/0"])))
+        #expect(command("create klondike winnable=true")
+            == .create(kind: .klondike, options: .object(["winnable": true])))
         #expect(command("drag 1 2 3 4") == .gesture(type: "drag", message: .object([
             "type": "drag", "from": .object(["x": 1, "y": 2]), "to": .object(["x": 3, "y": 4]),
         ])))
@@ -126,14 +128,14 @@ import Testing
         let message = try! JSONText.parse(text)
         let type = message["type"]!.stringValue!
         do {
-            return .success(try GestureParser.parse(type: type, message: message, kind: kind))
+            return .success(try Gesture.parse(type: type, message: message, kind: kind))
         } catch {
             return .failure(error)
         }
     }
 
     @Test func klondikeCauseIsCanonicalAndHidesSeedAndDeck() throws {
-        let drag = try parse(#"{"type":"drag","from":"tableau/2/4","to":"/foundations/0","id":"x"}"#, .klondike).get()
+        let drag = try parse(#"{"type":"drag","from":"/tableau/2/4","to":"/foundations/0","id":"x"}"#, .klondike).get()
         #expect(drag.cause.encoded == #"{"type":"drag","from":"/tableau/2/4","to":"/foundations/0"}"#)
         let reset = try parse(#"{"type":"reset","options":{"draw":3,"seed":9}}"#, .klondike).get()
         #expect(reset.cause.encoded == #"{"type":"reset","options":{"draw":3}}"#)
@@ -144,7 +146,11 @@ import Testing
         for bad in [#"{"type":"tap"}"#, #"{"type":"tap","target":"/tableau/9"}"#, #"{"type":"tap","target":"/waste/0"}"#,
                     #"{"type":"tap","target":"/foo"}"#, #"{"type":"drag","from":"/waste"}"#,
                     #"{"type":"reset","options":{"draw":2}}"#, #"{"type":"reset","options":{"seed":-1}}"#,
-                    #"{"type":"reset","options":{"deck":"AS"}}"#] {
+                    #"{"type":"reset","options":{"deck":"AS"}}"#, #"{"type":"reset","options":{"winnable":1}}"#,
+                    // JSON targets are JSON Pointers: only the shorthand may drop the leading `/`.
+                    #"{"type":"tap","target":"stock"}"#, #"{"type":"drag","from":"tableau/2/4","to":"/foundations/0"}"#,
+                    // Section 2's order: a malformed field is found before the type is judged for the kind.
+                    #"{"type":"alpha","step":5}"#, #"{"type":"color","r":300}"#] {
             guard case .failure(let error) = parse(bad, .klondike) else { Issue.record("accepted \(bad)"); continue }
             #expect(error.code == .badRequest, "\(bad)")
         }
@@ -163,12 +169,41 @@ import Testing
         #expect(error.code == .unknownType)
     }
 
+    @Test func planeGesturesInKlondikeAreUnknownOnlyWhenWellFormed() {
+        guard case .failure(let unknown) = parse(#"{"type":"add","alpha":3}"#, .klondike) else { Issue.record("accepted"); return }
+        #expect(unknown.code == .unknownType)
+        guard case .failure(let bad) = parse(#"{"type":"add","alpha":11}"#, .klondike) else { Issue.record("accepted"); return }
+        #expect(bad.code == .badRequest)
+        guard case .failure(let badUndo) = parse(#"{"type":"tap","x":"one"}"#, .plane) else { Issue.record("accepted"); return }
+        #expect(badUndo.code == .badRequest)
+    }
+
     @Test func notJoinedCommandsAreStillCheckedForShape() {
         #expect(throws: ProtocolError.self) {
-            try GestureParser.validateForAnyKind(type: "alpha", message: .object(["type": "alpha", "step": 5]))
+            try Gesture.alpha.validateForAnyKind(.object(["type": "alpha", "step": 5]))
         }
         #expect(throws: Never.self) {
-            try GestureParser.validateForAnyKind(type: "tap", message: .object(["type": "tap", "target": "/stock"]))
+            try Gesture.tap.validateForAnyKind(.object(["type": "tap", "target": "/stock"]))
+        }
+    }
+
+    @Test func everyGestureHasAShorthandThatReadsBackForItsKinds() throws {
+        let lines: [Gesture: [String]] = [
+            .tap: ["tap stock", "tap 10 20"], .doubleTap: ["double-tap waste", "double-tap 5 5"],
+            .drag: ["drag tableau/0 foundations/1", "drag 1 2 3 4"], .reset: ["reset", "reset draw=3 seed=4"],
+            .undo: ["undo"], .add: ["add x=1 y=2"], .color: ["color", "color #102030"], .alpha: ["alpha +1"],
+        ]
+        for gesture in Gesture.allCases {
+            let forms = try #require(lines[gesture], "no shorthand example for \(gesture)")
+            for line in forms {
+                guard case .request(let request) = ClientMessageParser.parse(Array(line.utf8)),
+                      case .gesture(let type, let message) = request.command else {
+                    Issue.record("\(line) did not parse")
+                    continue
+                }
+                #expect(type == gesture.rawValue)
+                #expect(gesture.kinds.contains { (try? gesture.read(message, kind: $0)) != nil }, "\(line)")
+            }
         }
     }
 }

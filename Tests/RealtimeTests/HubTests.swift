@@ -1,68 +1,17 @@
 import Core
-import Logging
+import Foundation
 import Testing
 @testable import Realtime
 
-/// Records what the hub sends, per connection, instead of writing to sockets.
-final class RecordingTransport: Transport {
-    var sent: [ConnectionID: [String]] = [:]
-    var closed: [ConnectionID: UInt16] = [:]
-
-    func send(_ frame: OutFrame, to connection: ConnectionID) { sent[connection, default: []].append(frame.text) }
-    func close(_ connection: ConnectionID, code: UInt16, reason: String) { closed[connection] = code }
-
-    /// Takes and returns what a connection received so far, parsed (plain-text lines as strings).
-    func take(_ connection: ConnectionID) -> [JSON] {
-        defer { sent[connection] = [] }
-        return (sent[connection] ?? []).map { (try? JSONText.parse($0)) ?? .string($0) }
-    }
-}
-
-/// Storage stand-in whose commits the test releases by hand, to see what waits for them.
-final class ManualSink: CommitSink {
-    var batches: [StoreBatch] = []
-    func submit(_ batch: StoreBatch) -> UInt64 {
-        batches.append(batch)
-        return UInt64(batches.count)
-    }
-}
-
-/// A clock the test moves.
-final class TestClock: @unchecked Sendable {
-    // Only touched from the test's own thread.
-    var now = 1_800_000_000.0
-}
-
-struct HubHarness {
-    let transport = RecordingTransport()
-    let clock = TestClock()
-    let hub: Hub
-
-    init(sink: (any CommitSink)? = nil) {
-        let clock = self.clock
-        hub = Hub(transport: transport, sink: sink, metrics: ServerMetrics(), logger: Logger(label: "test"),
-                  clock: { clock.now })
-    }
-
-    func open(_ id: ConnectionID, query: [String: String] = [:]) { hub.connectionOpened(id, query: query) }
-    func send(_ id: ConnectionID, _ text: String) { hub.connectionReceived(id, text: Array(text.utf8)) }
-
-    /// Creates a Klondike game from connection `id`; returns (game, token).
-    func createKlondike(_ id: ConnectionID, options: String = #"{"seed":42}"#) -> (String, String) {
-        send(id, #"{"type":"create","kind":"klondike","options":\#(options)}"#)
-        let created = transport.take(id).first { $0["type"] == "created" }!
-        return (created["game"]!.stringValue!, created["token"]!.stringValue!)
-    }
-}
-
 private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.stringValue ?? "text" } }
 
+/// The hub as a state machine: events in, actions out, no sockets, disks or clocks.
 @Suite struct HubTests {
     @Test func createAnswersCreatedJoinedSnapshotAck() {
         let h = HubHarness()
         h.open(1)
         h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":1},"id":"c1"}"#)
-        let replies = h.transport.take(1)
+        let replies = h.take(1)
         #expect(types(replies) == ["created", "joined", "snapshot", "ack"])
         #expect((replies[0]["token"]?.stringValue?.count ?? 0) >= 22)
         #expect(replies[1]["you"] == "p1")
@@ -72,21 +21,31 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(!replies.contains { $0.encoded.contains("\"seed\"") })
     }
 
-    @Test func aMoveReachesEveryMemberInOrderWithCauseAndAck() {
+    @Test func aMoveIsOneBroadcastActionToEveryMemberThenTheAck() throws {
         let h = HubHarness()
         h.open(1)
         h.open(2)
         let (game, _) = h.createKlondike(1)
         h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
-        #expect(types(h.transport.take(2)) == ["joined", "snapshot"])
+        #expect(types(h.take(2)) == ["joined", "snapshot"])
         h.send(1, #"{"type":"tap","target":"/stock","id":7}"#)
-        let player = h.transport.take(1)
+        // One store, then one broadcast of one frame to both members (no lookup per recipient), then the ack.
+        let kinds = h.actions.compactMap { action -> String? in
+            switch action {
+            case .store: return "store"
+            case .broadcast(_, let to, _): return "broadcast \(to.map(\.id).sorted())"
+            case .send(_, let to): return "send \(to.id)"
+            default: return nil
+            }
+        }
+        #expect(kinds == ["store", "broadcast [1, 2]", "send 1"])
+        let player = h.take(1)
         #expect(types(player) == ["diff", "ack"])
         #expect(player[0]["cause"] == .object(["type": "tap", "target": "/stock", "by": "p1"]))
         #expect(player[1] == .object(["type": "ack", "id": 7, "seq": 1]))
-        let spectator = h.transport.take(2)
-        #expect(types(spectator) == ["diff"])
-        #expect(spectator[0] == player[0])
+        #expect(h.take(2) == [player[0]])
+        let row = try #require(h.batches.last?.commands.first)
+        #expect(row.diff == player[0].encoded)
     }
 
     @Test func aRepeatedIdIsAckedAgainWithoutADiff() {
@@ -94,11 +53,24 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(1)
         _ = h.createKlondike(1)
         h.send(1, #"{"type":"tap","target":"/stock","id":"once"}"#)
-        _ = h.transport.take(1)
         h.send(1, #"{"type":"tap","target":"/stock","id":"other"}"#)
-        _ = h.transport.take(1)
+        _ = h.take(1)
         h.send(1, #"{"type":"tap","target":"/stock","id":"once"}"#)
-        #expect(h.transport.take(1) == [.object(["type": "ack", "id": "once", "seq": 1])])
+        #expect(h.take(1) == [.object(["type": "ack", "id": "once", "seq": 1])])
+    }
+
+    @Test func anIdOlderThanTheWindowIsAnsweredFromStorage() {
+        var config = Hub.Config()
+        config.windowSize = 4
+        let h = HubHarness(config: config)
+        h.open(1)
+        _ = h.createKlondike(1)
+        for i in 0..<10 { h.send(1, #"{"type":"tap","target":"/stock","id":\#(i)}"#) }
+        _ = h.take(1)
+        h.send(1, #"{"type":"tap","target":"/stock","id":2}"#)
+        #expect(h.actions.contains { if case .lookupCommand = $0 { return true } else { return false } })
+        #expect(h.take(1) == [.object(["type": "ack", "id": 2, "seq": 3])])
+        #expect(h.batches.count == 11, "not applied again")
     }
 
     @Test func spectatorsMayHintAndShowButNotMove() {
@@ -107,34 +79,42 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(2)
         let (game, _) = h.createKlondike(1)
         h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
-        _ = h.transport.take(2)
+        _ = h.take(2)
         h.send(2, #"{"type":"tap","target":"/stock","id":1}"#)
-        #expect(h.transport.take(2) == [.object(["type": "error", "code": "forbidden", "message": "spectators cannot tap", "id": 1])])
+        #expect(h.take(2) == [.object(["type": "error", "code": "forbidden", "message": "spectators cannot tap", "id": 1])])
         h.send(2, #"{"type":"hint","id":2}"#)
-        #expect(types(h.transport.take(2)) == ["hint", "ack"])
+        #expect(h.types(2) == ["hint", "ack"])
         h.send(2, "show")
-        let lines = h.transport.take(2)
+        let lines = h.take(2)
         #expect(lines.count > 5)
         #expect(lines.allSatisfy { $0.stringValue != nil })
-        #expect(h.transport.take(1).isEmpty)
+        #expect(h.take(1).isEmpty)
     }
 
     @Test func checksRunInTheProtocolsOrder() {
         let h = HubHarness()
         h.open(1)
         h.send(1, #"{"type":"alpha","step":5,"id":1}"#)
-        #expect(h.transport.take(1).first?["code"] == "bad-request")
+        #expect(h.take(1).first?["code"] == "bad-request")
         h.send(1, #"{"type":"alpha","step":1,"id":2}"#)
-        #expect(h.transport.take(1).first?["code"] == "not-joined")
+        #expect(h.take(1).first?["code"] == "not-joined")
         h.send(1, #"{"type":"show"}"#)
-        #expect(h.transport.take(1).first?["code"] == "not-joined")
+        #expect(h.take(1).first?["code"] == "not-joined")
         h.send(1, #"{"type":"leave","id":3}"#)
-        #expect(h.transport.take(1).first?["code"] == "not-joined")
+        #expect(h.take(1).first?["code"] == "not-joined")
         _ = h.createKlondike(1)
         h.send(1, #"{"type":"alpha","step":1}"#)
-        #expect(h.transport.take(1).first?["code"] == "unknown-type")
+        #expect(h.take(1).first?["code"] == "unknown-type")
+        // A malformed field comes first, even for a type Klondike lacks.
+        h.send(1, #"{"type":"alpha","step":5}"#)
+        #expect(h.take(1).first?["code"] == "bad-request")
+        // In JSON a target is a JSON Pointer: `stock` without its `/` is malformed.
+        h.send(1, #"{"type":"tap","target":"stock"}"#)
+        #expect(h.take(1).first?["code"] == "bad-request")
+        h.send(1, "tap stock")
+        #expect(h.types(1) == ["diff"])
         h.send(1, #"{"type":"tap","target":"/tableau/0"}"#)
-        #expect(h.transport.take(1).first?["code"] == "illegal-move")
+        #expect(h.take(1).first?["code"] == "illegal-move")
     }
 
     @Test func joinWithWrongTokenIsForbiddenAndLeavesTheConnectionWhereItWas() {
@@ -144,15 +124,13 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let (game, token) = h.createKlondike(1)
         let (other, _) = h.createKlondike(2)
         h.send(2, #"{"type":"join","game":"\#(game)","token":"nope","id":1}"#)
-        #expect(h.transport.take(2).first?["code"] == "forbidden")
+        #expect(h.take(2).first?["code"] == "forbidden")
         h.send(2, #"{"type":"join","game":"missing","token":"\#(token)","id":1}"#)
-        #expect(h.transport.take(2).first?["code"] == "not-found")
+        #expect(h.take(2).first?["code"] == "not-found")
         h.send(2, #"{"type":"tap","target":"/stock","id":2}"#)
-        let stillThere = h.transport.take(2)
-        #expect(stillThere.first?["game"]?.stringValue == other)
+        #expect(h.take(2).first?["game"]?.stringValue == other)
         h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
-        let joined = h.transport.take(2)
-        #expect(joined.first?["you"] == "p2")
+        #expect(h.take(2).first?["you"] == "p2")
     }
 
     @Test func sinceSendsOnlyTheMissingDiffs() {
@@ -162,11 +140,41 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let (game, _) = h.createKlondike(1)
         for _ in 0..<3 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
         h.send(2, #"{"type":"watch","game":"\#(game)","since":1}"#)
-        let replies = h.transport.take(2)
+        let replies = h.take(2)
         #expect(types(replies) == ["joined", "diff", "diff"])
         #expect(replies[1]["seq"] == 2)
         h.send(2, #"{"type":"watch","game":"\#(game)","since":99}"#)
-        #expect(types(h.transport.take(2)) == ["joined", "snapshot"])
+        #expect(h.types(2) == ["joined", "snapshot"])
+    }
+
+    @Test func aSinceOlderThanTheWindowIsReadFromStorageInPagesInOrder() {
+        var config = Hub.Config()
+        config.windowSize = 5
+        config.historyPageSize = 3
+        let h = HubHarness(config: config)
+        h.open(1)
+        h.open(2)
+        let (game, _) = h.createKlondike(1)
+        for _ in 0..<20 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        let live = h.take(1).filter { $0["type"] == "diff" }
+        h.autoRead = false
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":2,"id":"w"}"#)
+        h.send(2, #"{"type":"hint","id":"h"}"#)  // held: answered after the catch-up, in order
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)  // the game moves on meanwhile
+        #expect(h.types(2) == ["joined"])
+        var pages = 0
+        while !h.pendingReads.isEmpty {
+            pages += 1
+            h.finishReads()
+        }
+        #expect(pages >= 4)
+        let replies = h.take(2)
+        let diffs = replies.filter { $0["type"] == "diff" }
+        #expect(diffs.map { $0["seq"]!.intValue! } == Array(3...21))
+        #expect(Array(diffs.prefix(18)) == Array(live.dropFirst(2)))
+        #expect(types(replies).suffix(3) == ["ack", "hint", "ack"])
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(h.take(2).map { $0["seq"] } == [22])
     }
 
     @Test func replayStartsFromTheDealThenEveryDiff() {
@@ -174,39 +182,78 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(1)
         h.open(2)
         h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":8}}"#)
-        let deal = h.transport.take(1).first { $0["type"] == "snapshot" }!["state"]!
-        let game = h.hub.lobbyEntries()[0].game
+        let created = h.take(1)
+        let deal = created.first { $0["type"] == "snapshot" }!["state"]!
+        let game = created[0]["game"]!.stringValue!
         for _ in 0..<3 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
         h.send(2, #"{"type":"watch","game":"\#(game)","replay":true,"id":"r"}"#)
-        let replies = h.transport.take(2)
+        let replies = h.take(2)
         #expect(types(replies) == ["joined", "snapshot", "diff", "diff", "diff", "ack"])
         #expect(replies[1]["seq"] == 0)
         #expect(replies[1]["state"] == deal)
         h.send(2, "replay \(game)")
-        #expect(types(h.transport.take(2)) == ["joined", "snapshot", "diff", "diff", "diff"])
+        #expect(h.types(2) == ["joined", "snapshot", "diff", "diff", "diff"])
     }
 
     @Test func diffsWaitForStorageAndAJoinerNeverGetsOneTwice() {
-        let sink = ManualSink()
-        let h = HubHarness(sink: sink)
+        let h = HubHarness(autoCommit: false)
         h.open(1)
         h.open(2)
         h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":3}}"#)
-        #expect(h.transport.take(1).isEmpty)  // not even the token before the game is stored
-        h.hub.committed(upTo: 1)
-        let created = h.transport.take(1)
+        #expect(h.take(1).isEmpty)  // not even the token before the game is stored
+        h.commit(upTo: 1)
+        let created = h.take(1)
         #expect(types(created) == ["created", "joined", "snapshot"])
         let game = created[0]["game"]!.stringValue!
         h.send(1, #"{"type":"tap","target":"/stock","id":1}"#)
         h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
-        #expect(h.transport.take(1).isEmpty)
-        #expect(h.transport.take(2).isEmpty)
-        #expect(sink.batches.last?.commands.first?.command == .object(["type": "tap", "target": "/stock"]))
-        h.hub.committed(upTo: 2)
-        #expect(types(h.transport.take(1)) == ["diff", "ack"])
-        let joiner = h.transport.take(2)
+        #expect(h.take(1).isEmpty)
+        #expect(h.take(2).isEmpty)
+        #expect(h.batches.last?.commands.first?.command == .object(["type": "tap", "target": "/stock"]))
+        h.commit(upTo: 2)
+        #expect(h.types(1) == ["diff", "ack"])
+        let joiner = h.take(2)
         #expect(types(joiner) == ["joined", "snapshot"])
         #expect(joiner[1]["seq"] == 1)
+    }
+
+    @Test func aFailedWriteRefusesItsCommandsAndRewindsTheGame() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.open(2)
+        let (game, _) = h.createKlondike(1)
+        h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
+        h.send(1, #"{"type":"tap","target":"/stock","id":"kept"}"#)
+        _ = h.take(1)
+        _ = h.take(2)
+        h.failWrites = true
+        h.send(1, #"{"type":"tap","target":"/stock","id":"lost"}"#)
+        #expect(h.resumes == 1)
+        let player = h.take(1)
+        #expect(types(player) == ["error", "joined", "snapshot"])
+        #expect(player[0]["code"] == "unavailable")
+        #expect(player[0]["id"] == "lost")
+        #expect(player[2]["seq"] == 1, "the state storage holds, without the lost move")
+        #expect(!h.take(2).contains { $0["type"] == "diff" }, "no diff of a command that was not stored")
+        h.failWrites = false
+        h.send(1, #"{"type":"tap","target":"/stock","id":"again"}"#)
+        let retried = h.take(1)
+        #expect(types(retried) == ["diff", "ack"])
+        #expect(retried[0]["seq"] == 2)
+        #expect(try h.store.commands(game: game, after: 0).map(\.clientID) == ["\"kept\"", "\"again\""])
+    }
+
+    @Test func aCreationWhoseRowFailsIsRefused() {
+        let h = HubHarness()
+        h.open(1)
+        h.failWrites = true
+        h.send(1, #"{"type":"create","kind":"plane","id":"c"}"#)
+        let replies = h.take(1)
+        #expect(replies == [.object(["type": "error", "code": "unavailable",
+                                     "message": "storage failed, so this command was not applied: disk full", "id": "c"])])
+        #expect(h.hub.liveGameCount == 0)
+        h.send(1, #"{"type":"add"}"#)
+        #expect(h.take(1).first?["code"] == "not-joined")
     }
 
     @Test func aPlaneForgetsTheSelectionOfAPlayerWhoLeaves() {
@@ -214,12 +261,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(1)
         h.open(2)
         h.send(1, #"{"type":"create","kind":"plane","options":{"seed":5}}"#)
-        let game = h.transport.take(1)[0]["game"]!.stringValue!
+        let game = h.take(1)[0]["game"]!.stringValue!
         h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
         h.send(1, #"{"type":"add"}"#)
-        _ = h.transport.take(2)
-        h.hub.connectionClosed(1)
-        let diffs = h.transport.take(2)
+        _ = h.take(2)
+        h.close(1)
+        let diffs = h.take(2)
         #expect(types(diffs) == ["diff"])
         #expect(diffs[0]["cause"] == .object(["type": "leave", "by": "p1"]))
         #expect(diffs[0]["ops"] == .array([.object(["op": "remove", "path": "/selections/p1"])]))
@@ -229,11 +276,11 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let h = HubHarness()
         h.open(1)
         for i in 0..<101 { h.send(1, #"{"type":"list","id":\#(i)}"#) }
-        let last = h.transport.take(1).last!
+        let last = h.take(1).last!
         #expect(last == .object(["type": "error", "code": "rate-limited", "message": "over 100 frames a second"]))
-        h.clock.now += 0.05
+        h.now += 0.05
         h.send(1, #"{"type":"list","id":"later"}"#)
-        #expect(h.transport.take(1).last?["id"] == "later")
+        #expect(h.take(1).last?["id"] == "later")
     }
 
     @Test func presenceIsMergedAndSentToEveryMemberOnTick() {
@@ -244,11 +291,33 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
             h.open(id)
             h.send(id, #"{"type":"watch","game":"\#(game)"}"#)
         }
-        h.hub.tick()
+        h.tick()
         for id in ConnectionID(1)...ConnectionID(6) {
-            let presence = h.transport.take(id).filter { $0["type"] == "presence" }
+            let presence = h.take(id).filter { $0["type"] == "presence" }
             #expect(presence == [.object(["type": "presence", "game": .string(game), "players": 1, "spectators": 5])])
         }
+    }
+
+    @Test func aCrowdGetsOnePresenceASecondHoweverManyJoin() {
+        let h = HubHarness()
+        h.open(1)
+        let (game, _) = h.createKlondike(1)
+        var next: ConnectionID = 2
+        var presences = 0
+        for _ in 0..<20 {  // two seconds of ticks, 60 joiners a tick
+            for _ in 0..<60 {
+                h.open(next)
+                h.send(next, #"{"type":"watch","game":"\#(game)"}"#)
+                next += 1
+            }
+            h.tick()
+            presences += h.take(1).filter { $0["type"] == "presence" }.count
+            h.now += 0.1
+        }
+        #expect(presences <= 3)
+        h.now += 1
+        h.tick()
+        #expect(h.take(1).last { $0["type"] == "presence" }?["spectators"] == 1200)
     }
 
     @Test func followersGetTheLobbyAtMostOnceASecond() {
@@ -256,58 +325,165 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(1)
         h.open(2)
         h.send(2, "list follow")
-        #expect(types(h.transport.take(2)) == ["lobby"])
+        #expect(h.types(2) == ["lobby"])
         _ = h.createKlondike(1)
-        h.hub.tick()
-        #expect(types(h.transport.take(2)) == ["lobby"])
+        h.tick()
+        #expect(h.types(2) == ["lobby"])
         h.send(1, #"{"type":"tap","target":"/stock"}"#)
-        h.hub.tick()
-        #expect(h.transport.take(2).isEmpty)
-        h.clock.now += 1
-        h.hub.tick()
-        let lobby = h.transport.take(2)
-        #expect(lobby.first?["games"]?.arrayValue?.first?["seq"] == 1)
+        h.tick()
+        #expect(h.take(2).isEmpty)
+        h.now += 1
+        h.tick()
+        #expect(h.take(2).first?["games"]?.arrayValue?.first?["seq"] == 1)
         h.send(2, "list unfollow")
-        _ = h.transport.take(2)
+        _ = h.take(2)
         h.send(1, #"{"type":"tap","target":"/stock"}"#)
-        h.clock.now += 2
-        h.hub.tick()
-        #expect(h.transport.take(2).isEmpty)
-    }
-
-    @Test func restoreReplaysStoredCommandsToTheSameState() throws {
-        let store = try SQLiteGameStore.inMemory()
-        let sink = StoreWritingSink(store: store)
-        let first = HubHarness(sink: sink)
-        first.open(1)
-        first.send(1, #"{"type":"create","kind":"klondike","options":{"seed":11}}"#)
-        first.hub.committed(upTo: .max)
-        let game = first.transport.take(1)[0]["game"]!.stringValue!
-        for i in 0..<5 { first.send(1, #"{"type":"tap","target":"/stock","id":\#(i)}"#) }
-        first.send(1, #"{"type":"undo","id":"u"}"#)
-        first.hub.committed(upTo: .max)
-        first.send(1, "show")
-        let before = first.transport.take(1).suffix(12)
-
-        let second = HubHarness(sink: sink)
-        try second.hub.restore(from: store)
-        second.open(9)
-        second.send(9, #"{"type":"watch","game":"\#(game)","since":0}"#)
-        second.hub.committed(upTo: .max)
-        #expect(types(second.transport.take(9)) == ["joined"] + Array(repeating: "diff", count: 6))
-        second.send(9, "show")
-        #expect(second.transport.take(9).suffix(12) == before)
+        h.now += 2
+        h.tick()
+        #expect(h.take(2).isEmpty)
     }
 }
 
-/// Writes batches straight to a store, so restore tests see what a server would have stored.
-final class StoreWritingSink: CommitSink {
-    let store: any GameStore
-    var ticket: UInt64 = 0
-    init(store: any GameStore) { self.store = store }
-    func submit(_ batch: StoreBatch) -> UInt64 {
-        try! store.write(batch)
-        ticket += 1
-        return ticket
+/// Section 10: games rest in storage and come back on first use.
+@Suite struct RestingGameTests {
+    private func config(idle: Double = 60) -> Hub.Config {
+        var config = Hub.Config()
+        config.idleSeconds = idle
+        return config
+    }
+
+    @Test func aGameWithNoMemberAndNoRecentCommandLeavesMemoryAndComesBackOnWatch() {
+        let h = HubHarness(config: config())
+        h.open(1)
+        let (game, _) = h.createKlondike(1)
+        for _ in 0..<3 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        h.send(1, "show")
+        let board = h.take(1).suffix(12)
+        h.close(1)
+        h.now += 30
+        h.tick()
+        #expect(h.hub.liveGameCount == 1, "still within --idle")
+        h.now += 31
+        h.tick()
+        #expect(h.hub.liveGameCount == 0)
+        #expect(h.hub.lobbyEntries().isEmpty)
+
+        h.open(2)
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":1,"id":"w"}"#)
+        #expect(h.loads == [game])
+        #expect(h.types(2) == ["joined", "diff", "diff", "ack"])
+        h.send(2, "show")
+        #expect(h.take(2).suffix(12) == board)
+    }
+
+    @Test func twoRequestsForARestingGameLoadItOnceAndAreAnsweredInOrder() {
+        let h = HubHarness(config: config())
+        h.open(1)
+        let (game, token) = h.createKlondike(1)
+        h.close(1)
+        h.now += 61
+        h.tick()
+        h.autoRead = false
+        h.open(2)
+        h.open(3)
+        h.send(2, #"{"type":"watch","game":"\#(game)","id":1}"#)
+        h.send(2, #"{"type":"list","id":2}"#)
+        h.send(3, #"{"type":"join","game":"\#(game)","token":"\#(token)","id":3}"#)
+        h.send(3, #"{"type":"tap","target":"/stock","id":4}"#)
+        #expect(h.pendingReads.count == 1)
+        #expect(h.take(2).isEmpty && h.take(3).isEmpty)
+        h.finishReads()
+        #expect(h.loads == [game])
+        #expect(h.types(2) == ["joined", "snapshot", "ack", "lobby", "ack", "diff"])
+        #expect(h.types(3) == ["joined", "snapshot", "ack", "diff", "ack"])
+    }
+
+    @Test func aMissingGameIsNotFoundAfterTheLoadAndLaterRequestsAreStillAnswered() {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"watch","game":"zzzzzz","id":1}"#)
+        h.send(1, #"{"type":"list","id":2}"#)
+        let replies = h.take(1)
+        #expect(types(replies) == ["error", "lobby", "ack"])
+        #expect(replies[0]["code"] == "not-found")
+        #expect(replies[0]["id"] == 1)
+    }
+
+    @Test func startUpLoadsAreTheLiveGamesAndTheLobbyListsOnlyThem() throws {
+        let h = HubHarness(config: config())
+        for id in ConnectionID(1)...ConnectionID(3) {
+            h.open(id)
+            _ = h.createKlondike(id)
+        }
+        h.close(1)
+        h.close(2)
+        h.now += 61
+        h.tick()
+        #expect(h.hub.lobbyEntries().count == 1)
+        #expect(try h.store.games(updatedSince: h.now - 60).isEmpty)
+        #expect(try h.store.recentGames(kind: nil, status: nil, limit: 10).count == 3)
+    }
+
+    @Test func theLobbyIsAtMostAHundredMostSpectatorsFirst() {
+        let h = HubHarness()
+        var games: [String] = []
+        for id in ConnectionID(1)...ConnectionID(120) {
+            h.now += 1
+            h.open(id)
+            games.append(h.createKlondike(id).0)
+        }
+        h.open(500)
+        h.send(500, #"{"type":"watch","game":"\#(games[7])"}"#)
+        h.open(501)
+        h.send(501, #"{"type":"watch","game":"\#(games[7])"}"#)
+        h.open(502)
+        h.send(502, #"{"type":"watch","game":"\#(games[3])"}"#)
+        let lobby = h.hub.lobbyEntries()
+        #expect(lobby.count == 100)
+        #expect(lobby.prefix(2).map(\.game) == [games[7], games[3]])
+        #expect(lobby[2].game == games[119], "then the most recent activity")
+    }
+
+    @Test func apiGamesFiltersAndRefusesBadOnes() throws {
+        let h = HubHarness(config: config())
+        h.open(1)
+        let (klondike, _) = h.createKlondike(1)
+        h.open(2)
+        h.send(2, #"{"type":"create","kind":"plane"}"#)
+        let plane = h.take(2)[0]["game"]!.stringValue!
+        func games(_ query: String?) throws -> [String] {
+            let response = try #require(h.http("/api/games", query: query))
+            #expect(response.status == 200)
+            let list = try JSONText.parse(response.body)
+            return list.arrayValue?.compactMap { $0["game"]?.stringValue } ?? []
+        }
+        #expect(try Set(games(nil)) == [klondike, plane])
+        #expect(try games("kind=plane") == [plane])
+        #expect(try games("status=won").isEmpty)
+        for bad in ["kind=chess", "status=sleeping", "limit=0", "limit=1001", "limit=x", "colour=red"] {
+            #expect(h.http("/api/games", query: bad)?.status == 400, "\(bad)")
+        }
+        // Resting games: one of them, and a limit above 100 reaches it.
+        h.close(2)
+        h.now += 61
+        h.tick()
+        #expect(try games(nil) == [klondike])
+        #expect(try games("limit=500") == [plane, klondike])
+        #expect(try games("limit=500&kind=plane") == [plane])
+    }
+
+    @Test func apiGamesOfOneGameLoadsARestingOne() throws {
+        let h = HubHarness(config: config())
+        h.open(1)
+        let (game, _) = h.createKlondike(1)
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        h.close(1)
+        h.now += 61
+        h.tick()
+        let response = try #require(h.http("/api/games/\(game)"))
+        #expect(response.status == 200)
+        #expect(try JSONText.parse(response.body)["seq"] == 1)
+        #expect(h.http("/api/games/nothere")?.status == 404)
+        #expect(h.http("/api/games/../etc")?.status == 404)
     }
 }

@@ -12,7 +12,7 @@ private final class Reports: Sendable {
         CommitQueue(
             store: store,
             onCommitted: { ticket in self.committed.withValue { $0.append(ticket) } },
-            onFailure: { error in self.failures.withValue { $0.append("\(error)") } })
+            onFailure: { tickets, error in self.failures.withValue { $0.append("\(tickets): \(error)") } })
     }
 }
 
@@ -93,7 +93,7 @@ private final class Reports: Sendable {
                 // A submit after close is refused out loud, never dropped silently.
                 queue.submit(StoreBatch(commands: [dragCommand(game: "g", seq: 501)]))
                 #expect(reports.failures.withValue { $0 } == [
-                    "commit queue: batch 502 was not stored: the queue stopped after close()",
+                    "502...502: commit queue: batch 502 not stored: the queue stopped after close()",
                 ])
                 try store.close()
             }
@@ -102,7 +102,7 @@ private final class Reports: Sendable {
         }
     }
 
-    @Test func aFailedWriteIsReportedAndStopsTheQueue() throws {
+    @Test func aFailedWriteIsReportedAndRefusesLaterBatchesUntilResumed() throws {
         try withTemporaryDirectory { directory in
             let store = try SQLiteGameStore(directory: directory)
             let reports = Reports()
@@ -111,21 +111,30 @@ private final class Reports: Sendable {
             queue.flush()
             // A command for a game that has no row: the foreign key fails the transaction.
             let bad = queue.submit(StoreBatch(commands: [dragCommand(game: "ghost", seq: 1)]))
-            queue.flush()  // returns: the queue has failed, so nothing more can become durable
+            queue.flush()
 
             #expect(queue.failure != nil)
             #expect(queue.durableTicket == good)
             #expect(reports.committed.withValue { $0 } == [good])
             let failures = reports.failures.withValue { $0 }
             #expect(failures.count == 1)
+            #expect(failures.first?.hasPrefix("\(bad)...\(bad): ") == true)
             #expect(failures.first?.contains("FOREIGN KEY") == true)
 
+            // Until its owner has dealt with the failure, later batches are refused: they may build on the lost one.
+            let refused = queue.submit(StoreBatch(games: [klondikeGame("g", seq: 2)], commands: [dragCommand(game: "g", seq: 2)]))
+            queue.flush()
+            #expect(refused > bad)
+            #expect(reports.failures.withValue { $0.count } == 2)
+            #expect(reports.failures.withValue { $0.last }?.contains("not stored") == true)
+            #expect(try store.commands(game: "g", after: 0).map(\.seq) == [1])
+
+            queue.resume()
             let after = queue.submit(StoreBatch(games: [klondikeGame("g", seq: 2)], commands: [dragCommand(game: "g", seq: 2)]))
             queue.flush()
-            #expect(after > bad)
-            #expect(reports.failures.withValue { $0.count } == 2)
-            #expect(reports.failures.withValue { $0.last }?.contains("was not stored") == true)
-            #expect(try store.commands(game: "g", after: 0).map(\.seq) == [1])
+            #expect(queue.durableTicket == after)
+            #expect(queue.failure == nil)
+            #expect(try store.commands(game: "g", after: 0).map(\.seq) == [1, 2])
             queue.close()
         }
     }

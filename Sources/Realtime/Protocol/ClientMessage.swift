@@ -8,6 +8,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case notJoined = "not-joined"
     case forbidden = "forbidden"
     case illegalMove = "illegal-move"
+    /// The game cannot be served now (its storage failed, or its owner node is out of reach); try again.
+    case unavailable = "unavailable"
     case rateLimited = "rate-limited"
 }
 
@@ -22,6 +24,7 @@ public struct ProtocolError: Error, Sendable, Equatable {
     }
 
     static func bad(_ message: String) -> ProtocolError { ProtocolError(.badRequest, message) }
+    static func unavailable(_ message: String) -> ProtocolError { ProtocolError(.unavailable, message) }
 
     init(_ error: GameError) {
         self.init(error.code == .badRequest ? .badRequest : .illegalMove, error.message)
@@ -54,7 +57,6 @@ public enum ClientCommand: Sendable, Equatable {
 
 /// Turns a text frame into a request, or the error that answers it.
 public enum ClientMessageParser {
-    static let gestureTypes: Set<String> = ["tap", "double-tap", "drag", "reset", "undo", "add", "color", "alpha"]
     static let maxIDLength = 64
 
     /// The outcome of reading one frame: a request, or an error (with the id when one could be read).
@@ -141,7 +143,7 @@ public enum ClientMessageParser {
             }
         case "show": return .show
         case "hint": return .hint
-        case _ where gestureTypes.contains(type):
+        case _ where Gesture(rawValue: type) != nil:
             return .gesture(type: type, message: message)
         default:
             throw ProtocolError(.unknownType, "unknown type \(type)")

@@ -2,6 +2,7 @@ import Core
 
 /// The terminal shorthand (PROTOCOL section 7): one command line becomes the
 /// JSON message it stands for, which then takes the same path as any message.
+/// Game commands are read by their entry in the `Gesture` table.
 enum Shorthand {
     static func message(from line: String) -> Result<JSON, ProtocolError> {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }).map(String.init)
@@ -16,6 +17,7 @@ enum Shorthand {
 
     private static func message(verb: String, args: [String]) throws(ProtocolError) -> JSON {
         func usage(_ text: String) -> ProtocolError { .bad("usage: \(text)") }
+        if let gesture = Gesture(rawValue: verb) { return try gesture.shorthand(args) }
         switch verb {
         case "create":
             guard let kind = args.first else { throw usage("create klondike|plane [key=value ...]") }
@@ -40,49 +42,19 @@ enum Shorthand {
             case ["unfollow"]: return .object(["type": "list", "follow": false])
             default: throw usage("list [follow|unfollow]")
             }
-        case "leave", "undo", "hint", "show":
+        case "leave", "hint", "show":
             guard args.isEmpty else { throw usage(verb) }
             return .object([("type", .string(verb))])
-        case "reset":
-            return .object(["type": "reset", "options": try keyValues(args)])
-        case "tap", "double-tap":
-            switch args.count {
-            case 1: return .object([("type", .string(verb)), ("target", .string(args[0]))])
-            case 2: return .object([("type", .string(verb)), ("x", try number(args[0])), ("y", try number(args[1]))])
-            default: throw usage("\(verb) TARGET  or  \(verb) X Y")
-            }
-        case "drag":
-            switch args.count {
-            case 2: return .object(["type": "drag", "from": .string(args[0]), "to": .string(args[1])])
-            case 4:
-                let from: JSON = .object(["x": try number(args[0]), "y": try number(args[1])])
-                let to: JSON = .object(["x": try number(args[2]), "y": try number(args[3])])
-                return .object(["type": "drag", "from": from, "to": to])
-            default: throw usage("drag FROM TO  or  drag X1 Y1 X2 Y2")
-            }
-        case "add":
-            return .object([("type", "add")] + (try keyValues(args).objectPairs ?? []))
-        case "color":
-            switch args.count {
-            case 0: return .object(["type": "color"])
-            case 1:
-                guard let rgb = hexColour(args[0]) else { throw usage("color [#RRGGBB | R G B]") }
-                return .object(["type": "color", "r": .int(rgb.0), "g": .int(rgb.1), "b": .int(rgb.2)])
-            case 3:
-                return .object(["type": "color", "r": try integer(args[0], "R"), "g": try integer(args[1], "G"),
-                                "b": try integer(args[2], "B")])
-            default: throw usage("color [#RRGGBB | R G B]")
-            }
-        case "alpha":
-            guard args.count == 1, let step = Int(args[0]) else { throw usage("alpha +1|-1") }
-            return .object(["type": "alpha", "step": .int(step)])
         default:
             throw ProtocolError(.unknownType, "unknown command \(verb)")
         }
     }
 
-    /// `draw=3 seed=42 deck=AS2S...` as an options object; numbers become numbers.
-    private static func keyValues(_ args: [String]) throws(ProtocolError) -> JSON {
+    /// A target as typed in a terminal, as the JSON Pointer it stands for.
+    static func pointer(_ word: String) -> String { word.hasPrefix("/") ? word : "/" + word }
+
+    /// `draw=3 seed=42 deck=AS2S...` as an options object; numbers become numbers, `true`/`false` booleans.
+    static func keyValues(_ args: [String]) throws(ProtocolError) -> JSON {
         var pairs: [(key: String, value: JSON)] = []
         for arg in args {
             guard let eq = arg.firstIndex(of: "="), eq != arg.startIndex else {
@@ -94,6 +66,8 @@ enum Shorthand {
                 pairs.append((key, .int(i)))
             } else if let d = Double(raw), d.isFinite {
                 pairs.append((key, .double(d)))
+            } else if raw == "true" || raw == "false" {
+                pairs.append((key, .bool(raw == "true")))
             } else {
                 pairs.append((key, .string(raw)))
             }
@@ -101,18 +75,18 @@ enum Shorthand {
         return .object(pairs)
     }
 
-    private static func integer(_ word: String, _ name: String) throws(ProtocolError) -> JSON {
+    static func integer(_ word: String, _ name: String) throws(ProtocolError) -> JSON {
         guard let n = Int(word) else { throw .bad("\(name) must be an integer, got \(word)") }
         return .int(n)
     }
 
-    private static func number(_ word: String) throws(ProtocolError) -> JSON {
+    static func number(_ word: String) throws(ProtocolError) -> JSON {
         if let i = Int(word) { return .int(i) }
         guard let d = Double(word), d.isFinite else { throw .bad("expected a number, got \(word)") }
         return .double(d)
     }
 
-    private static func hexColour(_ word: String) -> (Int, Int, Int)? {
+    static func hexColour(_ word: String) -> (Int, Int, Int)? {
         let hex = word.hasPrefix("#") ? String(word.dropFirst()) : word
         guard hex.count == 6, let value = Int(hex, radix: 16) else { return nil }
         return ((value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF)

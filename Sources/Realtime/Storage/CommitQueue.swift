@@ -8,10 +8,11 @@ import Foundation
 /// The server sends a move's diff only once its ticket is reported, so a diff
 /// never shows a move that a crash could take back.
 ///
-/// Failure is fail-stop: if a write throws, `onFailure` is called once on the
-/// writer thread and nothing more is written, ever (later commands would depend
-/// on the ones that failed). Tickets from then on are never reported; the server
-/// is expected to log the error and stop, so that no accepted move is silently lost.
+/// Failure stops the queue until its owner says it has dealt with it: when a write
+/// throws (a full disk, a read-only directory), `onFailure` reports the tickets of that
+/// batch, and every batch submitted after it is refused and reported the same way
+/// (later commands may depend on the lost ones), until `resume()`. The server rebuilds
+/// the games those batches touched from storage, then resumes; nothing is half-written.
 ///
 /// `onCommitted` runs on the writer thread; `onFailure` too, or on the submitting thread
 /// for a refused batch. Neither may call `flush()` or `close()` (they wait for that thread).
@@ -22,7 +23,7 @@ public final class CommitQueue: Sendable {
     public init(
         store: any GameStore,
         onCommitted: @escaping @Sendable (UInt64) -> Void,
-        onFailure: @escaping @Sendable (any Error) -> Void
+        onFailure: @escaping @Sendable (ClosedRange<UInt64>, any Error) -> Void
     ) {
         worker = CommitWorker(store: store, onCommitted: onCommitted, onFailure: onFailure)
         // The thread holds the worker, not the queue, so dropping the queue still closes it.
@@ -36,7 +37,8 @@ public final class CommitQueue: Sendable {
     }
 
     /// Queues a batch and returns its ticket (1, 2, ...). Never waits for the disk.
-    /// After `close()` or a failure the batch is not stored, and `onFailure` says so.
+    /// After `close()`, or a failure not yet followed by `resume()`, the batch is not
+    /// stored, and `onFailure` says so.
     @discardableResult
     public func submit(_ batch: StoreBatch) -> UInt64 {
         worker.submit(batch)
@@ -48,6 +50,11 @@ public final class CommitQueue: Sendable {
         worker.flush()
     }
 
+    /// Accepts batches again after a failure: the caller has dealt with every ticket reported failed.
+    public func resume() {
+        worker.resume()
+    }
+
     /// Writes what is pending, then stops the writer thread. Idempotent.
     public func close() {
         worker.close()
@@ -56,18 +63,19 @@ public final class CommitQueue: Sendable {
     /// The highest ticket known durable.
     public var durableTicket: UInt64 { worker.durableTicket }
 
-    /// The error that stopped the queue, if any.
+    /// The error of the last failed write, until a later write succeeds.
     public var failure: (any Error)? { worker.failure }
 }
 
 public enum CommitQueueError: Error, CustomStringConvertible {
     /// A batch was submitted after `close()` or after an earlier write failed.
-    case notAccepting(ticket: UInt64, after: String)
+    case notAccepting(tickets: ClosedRange<UInt64>, after: String)
 
     public var description: String {
         switch self {
-        case .notAccepting(let ticket, let after):
-            return "commit queue: batch \(ticket) was not stored: the queue stopped after \(after)"
+        case .notAccepting(let tickets, let after):
+            let which = tickets.count == 1 ? "batch \(tickets.lowerBound)" : "batches \(tickets.lowerBound)-\(tickets.upperBound)"
+            return "commit queue: \(which) not stored: the queue stopped after \(after)"
         }
     }
 }
@@ -77,22 +85,23 @@ public enum CommitQueueError: Error, CustomStringConvertible {
 private final class CommitWorker: @unchecked Sendable {
     private let store: any GameStore
     private let onCommitted: @Sendable (UInt64) -> Void
-    private let onFailure: @Sendable (any Error) -> Void
+    private let onFailure: @Sendable (ClosedRange<UInt64>, any Error) -> Void
 
     /// A pthread mutex and condition underneath, which ThreadSanitizer understands.
     private let condition = NSCondition()
     private var pending = StoreBatch()
+    /// The tickets of the batches in `pending`.
+    private var pendingFirst: UInt64 = 1
     private var lastIssued: UInt64 = 0
     /// The highest ticket whose batch is in `pending` or written; refused tickets never are.
     private var lastAccepted: UInt64 = 0
     private var lastTaken: UInt64 = 0
     private var lastDurable: UInt64 = 0
-    /// Reported through `onCommitted`: what `flush` waits for, so that its return implies the callback ran.
+    /// Reported through either callback: what `flush` waits for, so that its return implies the callback ran.
     private var lastReported: UInt64 = 0
-    /// Set when a write fails, before `onFailure` runs: from then on submissions are refused.
+    /// Set when a write fails: submissions are refused until `resume()`.
     private var stopReason: String?
-    /// Set once `onFailure` has returned, so that `flush` returning implies the callback ran.
-    private var writeError: (any Error)?
+    private var lastError: (any Error)?
     private var closing = false
     private var finished = false
     private var writerIsWaiting = false
@@ -100,7 +109,7 @@ private final class CommitWorker: @unchecked Sendable {
     init(
         store: any GameStore,
         onCommitted: @escaping @Sendable (UInt64) -> Void,
-        onFailure: @escaping @Sendable (any Error) -> Void
+        onFailure: @escaping @Sendable (ClosedRange<UInt64>, any Error) -> Void
     ) {
         self.store = store
         self.onCommitted = onCommitted
@@ -113,21 +122,34 @@ private final class CommitWorker: @unchecked Sendable {
         let ticket = lastIssued
         let refusal: CommitQueueError?
         if closing || stopReason != nil {
-            refusal = .notAccepting(ticket: ticket, after: stopReason ?? "close()")
+            refusal = .notAccepting(tickets: ticket...ticket, after: stopReason ?? "close()")
         } else {
             refusal = nil
+            if lastAccepted == lastTaken { pendingFirst = ticket }
             lastAccepted = ticket
             pending.append(batch)
             if writerIsWaiting { condition.broadcast() }
         }
         condition.unlock()
-        if let refusal { onFailure(refusal) }
+        if let refusal {
+            onFailure(ticket...ticket, refusal)
+            condition.lock()
+            lastReported = max(lastReported, ticket)
+            condition.broadcast()
+            condition.unlock()
+        }
         return ticket
+    }
+
+    func resume() {
+        condition.lock()
+        stopReason = nil
+        condition.unlock()
     }
 
     func flush() {
         condition.lock()
-        let target = lastAccepted
+        let target = lastIssued
         while lastReported < target && !finished { condition.wait() }
         condition.unlock()
     }
@@ -149,7 +171,7 @@ private final class CommitWorker: @unchecked Sendable {
     var failure: (any Error)? {
         condition.lock()
         defer { condition.unlock() }
-        return writeError
+        return lastError
     }
 
     /// The writer thread's whole life.
@@ -163,29 +185,43 @@ private final class CommitWorker: @unchecked Sendable {
             }
             if lastTaken == lastAccepted { break }  // closing, and everything accepted is written
             let batch = pending
+            let first = pendingFirst
             pending = StoreBatch()
             let ticket = lastAccepted
             lastTaken = ticket
             condition.unlock()
 
+            var failed: (any Error)?
             do {
                 try store.write(batch)
             } catch {
-                condition.lock()
-                stopReason = "a failed write: \(error)"
-                condition.unlock()
-                onFailure(error)
-                condition.lock()
-                writeError = error
-                break
+                failed = error
             }
 
             condition.lock()
-            lastDurable = ticket
-            condition.unlock()
-            onCommitted(ticket)
-            condition.lock()
-            lastReported = ticket
+            if let failed {
+                stopReason = "a failed write: \(failed)"
+                lastError = failed
+                // Batches accepted meanwhile may build on the lost ones: they go too.
+                let through = lastAccepted
+                pending = StoreBatch()
+                lastTaken = through
+                condition.unlock()
+                onFailure(first...ticket, failed)
+                if through > ticket {
+                    onFailure((ticket + 1)...through, CommitQueueError.notAccepting(
+                        tickets: (ticket + 1)...through, after: "a failed write: \(failed)"))
+                }
+                condition.lock()
+                lastReported = max(lastReported, through)
+            } else {
+                lastDurable = ticket
+                lastError = nil
+                condition.unlock()
+                onCommitted(ticket)
+                condition.lock()
+                lastReported = max(lastReported, ticket)
+            }
             condition.broadcast()
         }
         finished = true

@@ -42,14 +42,19 @@ public struct StoredCommand: Sendable, Equatable {
     public var clientID: String?
     /// Seconds since the Unix epoch when it was applied.
     public var time: Double
+    /// The diff message it caused, exactly as members got it, so an old `since` is answered
+    /// by reading instead of replaying. Nil in rows stored before diffs were kept.
+    public var diff: String?
 
-    public init(game: String, seq: Int, command: JSON, player: String, clientID: String?, time: Double) {
+    public init(game: String, seq: Int, command: JSON, player: String, clientID: String?, time: Double,
+                diff: String? = nil) {
         self.game = game
         self.seq = seq
         self.command = command
         self.player = player
         self.clientID = clientID
         self.time = time
+        self.diff = diff
     }
 }
 
@@ -71,29 +76,34 @@ public struct StoreBatch: Sendable, Equatable {
     }
 }
 
-/// Where games live between restarts. Implementations are called from one writer
-/// thread for `write` and from the loading path for reads; they must be safe for that.
+/// Where games live between restarts. `write` is called from one writer thread,
+/// reads from the loading threads and, briefly, the service thread: implementations
+/// must be safe for that.
 public protocol GameStore: Sendable {
-    /// Every stored game's summary row, for the lobby and lazy loading.
-    func games() throws -> [StoredGame]
-    /// The commands of one game with seq > `after`, in seq order.
-    func commands(game: String, after seq: Int) throws -> [StoredCommand]
-    /// Writes the whole batch in one transaction (upserting game rows), durable on return.
-    func write(_ batch: StoreBatch) throws
     /// One game's summary row, for loading a game on first use.
     func game(id: String) throws -> StoredGame?
+    /// The summary rows of games with activity at or after `time` (live at start-up).
+    func games(updatedSince time: Double) throws -> [StoredGame]
+    /// Summary rows, newest activity first, filtered (for `/api/games` past the live lobby).
+    func recentGames(kind: String?, status: String?, limit: Int) throws -> [StoredGame]
+    /// The commands of one game with seq > `after`, in seq order, streamed.
+    func forEachCommand(game: String, after seq: Int, _ body: (StoredCommand) throws -> Void) throws
+    /// Up to `limit` stored diff frames of a game after seq `after`, in order; stops at a row without one.
+    func diffs(game: String, after seq: Int, limit: Int) throws -> [String]
+    /// Writes the diffs of rows stored before diffs were kept.
+    func fillDiffs(game: String, _ diffs: [(seq: Int, diff: String)]) throws
     /// The command of `game` sent with client id `clientID` (JSON text, as stored), if any:
     /// at-most-once across restarts without keeping every id in memory.
     func command(game: String, clientID: String) throws -> StoredCommand?
+    /// Writes the whole batch in one transaction (upserting game rows), durable on return.
+    func write(_ batch: StoreBatch) throws
 }
 
 extension GameStore {
-    // Correct for any store; SQLiteGameStore answers both from an index instead.
-    public func game(id: String) throws -> StoredGame? {
-        try games().first { $0.id == id }
-    }
-
-    public func command(game: String, clientID: String) throws -> StoredCommand? {
-        try commands(game: game, after: 0).first { $0.clientID == clientID }
+    /// Every command of a game with seq > `after` (tests and small games).
+    public func commands(game: String, after seq: Int) throws -> [StoredCommand] {
+        var commands: [StoredCommand] = []
+        try forEachCommand(game: game, after: seq) { commands.append($0) }
+        return commands
     }
 }

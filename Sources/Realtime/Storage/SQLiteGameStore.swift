@@ -90,11 +90,42 @@ public final class SQLiteGameStore: GameStore {
 
     public func games() throws -> [StoredGame] {
         try database.read { db in
-            let rows = try GRDB.Row.fetchCursor(db.cachedStatement(sql: "SELECT \(Self.gameColumns) FROM game ORDER BY created, id"))
-            var games: [StoredGame] = []
-            while let row = try rows.next() { games.append(try decodeGame(row)) }
-            return games
+            try decodeGames(db, sql: "SELECT \(Self.gameColumns) FROM game ORDER BY created, id", arguments: [])
         }
+    }
+
+    public func games(updatedSince time: Double) throws -> [StoredGame] {
+        try database.read { db in
+            try decodeGames(db, sql: "SELECT \(Self.gameColumns) FROM game WHERE updated >= ? ORDER BY updated, id",
+                            arguments: [time])
+        }
+    }
+
+    public func recentGames(kind: String?, status: String?, limit: Int) throws -> [StoredGame] {
+        try database.read { db in
+            var conditions: [String] = []
+            var arguments: GRDB.StatementArguments = []
+            if let kind {
+                conditions.append("kind = ?")
+                arguments += [kind]
+            }
+            if let status {
+                conditions.append("status = ?")
+                arguments += [status]
+            }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            arguments += [limit]
+            return try decodeGames(
+                db, sql: "SELECT \(Self.gameColumns) FROM game \(filter) ORDER BY updated DESC, id DESC LIMIT ?",
+                arguments: arguments)
+        }
+    }
+
+    private func decodeGames(_ db: GRDB.Database, sql: String, arguments: GRDB.StatementArguments) throws -> [StoredGame] {
+        let rows = try GRDB.Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        var games: [StoredGame] = []
+        while let row = try rows.next() { games.append(try decodeGame(row)) }
+        return games
     }
 
     public func game(id: String) throws -> StoredGame? {
@@ -104,14 +135,35 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
-    public func commands(game: String, after seq: Int) throws -> [StoredCommand] {
+    public func forEachCommand(game: String, after seq: Int, _ body: (StoredCommand) throws -> Void) throws {
         try database.read { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT \(Self.commandColumns) FROM command WHERE game = ? AND seq > ? ORDER BY seq")
             let rows = try GRDB.Row.fetchCursor(statement, arguments: [game, seq])
-            var commands: [StoredCommand] = []
-            while let row = try rows.next() { commands.append(try decodeCommand(row)) }
-            return commands
+            while let row = try rows.next() { try body(try decodeCommand(row)) }
+        }
+    }
+
+    public func diffs(game: String, after seq: Int, limit: Int) throws -> [String] {
+        try database.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT seq, diff FROM command WHERE game = ? AND seq > ? ORDER BY seq LIMIT ?")
+            let rows = try GRDB.Row.fetchCursor(statement, arguments: [game, seq, limit])
+            var diffs: [String] = []
+            var expected = seq + 1
+            while let row = try rows.next() {
+                guard row[0] as Int == expected, let diff = row[1] as String? else { break }
+                diffs.append(diff)
+                expected += 1
+            }
+            return diffs
+        }
+    }
+
+    public func fillDiffs(game: String, _ diffs: [(seq: Int, diff: String)]) throws {
+        try database.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE command SET diff = ? WHERE game = ? AND seq = ? AND diff IS NULL")
+            for (seq, diff) in diffs { try update.execute(arguments: [diff, game, seq]) }
         }
     }
 
@@ -143,11 +195,12 @@ public final class SQLiteGameStore: GameStore {
                 ])
             }
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO command (game, seq, command, player, client_id, time) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO command (game, seq, command, player, client_id, time, diff) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
             for command in batch.commands {
                 try insert.execute(arguments: [
                     command.game, command.seq, command.command.encoded, command.player, command.clientID, command.time,
+                    command.diff,
                 ])
             }
         }
@@ -156,7 +209,7 @@ public final class SQLiteGameStore: GameStore {
     // MARK: Schema
 
     static let gameColumns = "id, kind, options, token_hash, created, updated, status, seq"
-    static let commandColumns = "game, seq, command, player, client_id, time"
+    static let commandColumns = "game, seq, command, player, client_id, time, diff"
 
     /// Migrations are append-only: a released one is never edited, a change is a new one.
     static var migrator: GRDB.DatabaseMigrator {
@@ -187,6 +240,14 @@ public final class SQLiteGameStore: GameStore {
                 CREATE INDEX command_client_id ON command (game, client_id) WHERE client_id IS NOT NULL;
                 """)
         }
+        // Diffs are stored with their commands (an old `since` is a read, not a replay), and
+        // games are found by activity (start-up loads the live ones only).
+        migrator.registerMigration("v2-diffs-and-activity") { db in
+            try db.execute(sql: """
+                ALTER TABLE command ADD COLUMN diff TEXT;
+                CREATE INDEX game_updated ON game (updated);
+                """)
+        }
         return migrator
     }
 
@@ -204,7 +265,7 @@ public final class SQLiteGameStore: GameStore {
         let seq: Int = row[1]
         return StoredCommand(
             game: game, seq: seq, command: try decodeJSON(row[2], what: "command \(seq) of game \(game)"),
-            player: row[3], clientID: row[4], time: row[5])
+            player: row[3], clientID: row[4], time: row[5], diff: row[6])
     }
 
     private func decodeJSON(_ text: String, what: String) throws -> JSON {

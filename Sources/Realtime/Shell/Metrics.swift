@@ -11,6 +11,8 @@ public final class ServerMetrics: Sendable {
     let messagesOut: Counter
     let bytesOut: Counter
     let moveLatency: DurationHistogram
+    let gamesLoaded: Counter
+    let storageFailures: Counter
     private let errorCounters: [String: Counter]
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
@@ -21,7 +23,11 @@ public final class ServerMetrics: Sendable {
         connections = registry.makeGauge(descriptor: Self.name("connections", "Open WebSocket connections"))
         connectionsOpened = registry.makeCounter(
             descriptor: Self.name("connections_opened", unit: "total", "WebSocket connections accepted"))
-        games = registry.makeGauge(descriptor: Self.name("games", "Games known to the server"))
+        games = registry.makeGauge(descriptor: Self.name("games", "Live games in memory (resting ones are in storage only)"))
+        gamesLoaded = registry.makeCounter(
+            descriptor: Self.name("games_loaded", unit: "total", "Resting games loaded back from storage"))
+        storageFailures = registry.makeCounter(
+            descriptor: Self.name("storage_failures", unit: "total", "Storage writes that failed (their commands were refused)"))
         messagesIn = registry.makeCounter(descriptor: Self.name("messages_in", unit: "total", "Frames received from clients"))
         messagesOut = registry.makeCounter(descriptor: Self.name("messages_out", unit: "total", "Frames queued to clients"))
         bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Payload bytes queued to clients"))

@@ -1,0 +1,98 @@
+/// A WebSocket connection, numbered by the server for its whole life.
+public typealias ConnectionID = UInt64
+
+/// One WebSocket connection, as both halves of the server see it: the hub keeps its
+/// protocol state in `session`, the socket shell its I/O state in `io`. A game's
+/// members are these objects, so delivering a frame to a member costs no lookup.
+///
+/// Confined to the service thread, like everything that touches it.
+public final class Connection {
+    public let id: ConnectionID
+    /// The hub's part: the game it is in, its role, its rate limit, what it waits for.
+    var session: Session
+    /// The shell's part: what is left to send, the message being received, pings.
+    public var io = ConnectionIO()
+
+    public init(id: ConnectionID, now: Double) {
+        self.id = id
+        session = Session(now: now)
+    }
+}
+
+/// A connection's protocol state, owned by the hub.
+struct Session {
+    var room: GameRoom?
+    var role: Role?
+    var bucket: TokenBucket
+    var followsLobby = false
+    /// Its index in `room.recipients` once it receives the game's broadcasts; -1 before.
+    var recipientSlot = -1
+    /// Set while the connection waits for something slow (a game loading, history read from
+    /// storage, a solver); frames that arrive meanwhile are held and answered in order after.
+    var wait: Wait?
+    var held: [HeldRequest] = []
+    var heldHead = 0
+    var isOpen = true
+
+    init(now: Double) {
+        bucket = TokenBucket(capacity: Hub.rateLimit, perSecond: Hub.rateLimit, now: now)
+    }
+
+    var hasHeld: Bool { heldHead < held.count }
+
+    mutating func hold(_ request: HeldRequest) { held.append(request) }
+
+    mutating func takeHeld() -> HeldRequest? {
+        guard heldHead < held.count else { return nil }
+        let request = held[heldHead]
+        heldHead += 1
+        if heldHead == held.count {
+            held.removeAll()
+            heldHead = 0
+        }
+        return request
+    }
+}
+
+/// What a connection is waiting for.
+enum Wait: Equatable {
+    /// A resting game being loaded from storage (`join`/`watch` of it).
+    case gameLoad(String)
+    /// Diffs older than the game's window, read from storage in pages.
+    case history(token: UInt64)
+    /// The stored seq of an old command id (at-most-once after the window).
+    case commandLookup(token: UInt64)
+    /// A solver verdict (a winnable deal, or a hint).
+    case solver(token: UInt64)
+    /// Its game is being rebuilt from storage after a failed commit.
+    case rewind(String)
+}
+
+/// A frame that arrived while its connection waited, kept parsed (parsing needs no state).
+struct HeldRequest {
+    var parsed: ClientMessageParser.Parsed
+    var arrival: ContinuousClock.Instant?
+}
+
+/// The protocol's rate limit: a bucket of `capacity` frames refilled at `perSecond`.
+struct TokenBucket {
+    let capacity: Double
+    let perSecond: Double
+    private var tokens: Double
+    private var last: Double
+
+    init(capacity: Double, perSecond: Double, now: Double) {
+        self.capacity = capacity
+        self.perSecond = perSecond
+        tokens = capacity
+        last = now
+    }
+
+    mutating func take(now: Double) -> Bool {
+        tokens = min(capacity, tokens + max(0, now - last) * perSecond)
+        last = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}

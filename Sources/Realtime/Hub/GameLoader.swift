@@ -1,0 +1,104 @@
+import Core
+
+/// A game rebuilt from storage, ready to become a live room. Built off the service
+/// thread, so a long replay never stalls other games.
+struct LoadedGame: Sendable {
+    var stored: StoredGame
+    var game: AnyGame
+    var seq: Int
+    /// The last diff frames (at most the window's size), oldest first.
+    var recentDiffs: [String]
+    var appliedIDs: AppliedIDs
+    /// Player ids continue after the highest one stored.
+    var nextPlayer: Int
+}
+
+/// What a load of one game came to.
+enum LoadResult: Sendable {
+    case loaded(LoadedGame)
+    case notFound
+    case failed(String)
+}
+
+/// Rebuilds a stored game by replaying its commands through Core: the same state, seq,
+/// diffs and applied ids it had. Streams the commands, so memory stays at one game
+/// plus its window whatever the length of its history.
+enum GameLoader {
+    static func load(_ gameID: String, from store: any GameStore, windowSize: Int) -> LoadResult {
+        do {
+            guard let stored = try store.game(id: gameID) else { return .notFound }
+            return .loaded(try rebuild(stored, from: store, windowSize: windowSize))
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    static func rebuild(_ stored: StoredGame, from store: any GameStore, windowSize: Int) throws -> LoadedGame {
+        guard let kind = GameKind(rawValue: stored.kind) else {
+            throw RestoreError(game: stored.id, detail: "unknown kind \(stored.kind)")
+        }
+        var game: AnyGame
+        do {
+            game = try AnyGame.restore(kind: kind, options: stored.options, time: stored.created)
+        } catch {
+            throw RestoreError(game: stored.id, detail: "options: \(error.message)")
+        }
+        var seq = 0
+        var window = DiffWindow(capacity: windowSize)
+        var applied = AppliedIDs(recentCapacity: windowSize)
+        var nextPlayer = 1
+        /// Rows stored before diffs were kept: their diffs are written back once, here.
+        var missingDiffs: [(seq: Int, diff: String)] = []
+        try store.forEachCommand(game: stored.id, after: 0) { command in
+            let fail = { (why: String) in RestoreError(game: stored.id, detail: "command \(command.seq): \(why)") }
+            guard command.seq == seq + 1 else { throw fail("out of order after seq \(seq)") }
+            if command.player.hasPrefix("p"), let n = Int(command.player.dropFirst()), n >= nextPlayer { nextPlayer = n + 1 }
+            let (gameCommand, cause) = try replayable(command.command, kind: kind, fail: fail)
+            switch game.apply(gameCommand, context: MoveContext(player: command.player, time: command.time)) {
+            case .success(let outcome):
+                seq += 1
+                let text = ServerMessage.diff(game: stored.id, seq: seq, encodedOps: outcome.diff.encodedOps,
+                                              cause: cause.adding(by: command.player)).encoded
+                window.append(OutFrame(text), seq: seq)
+                if let clientID = command.clientID { applied.insert(clientID, seq: seq) }
+                if command.diff == nil { missingDiffs.append((seq, text)) }
+            case .failure(let error):
+                throw fail("refused on replay: \(error)")
+            }
+        }
+        guard seq == stored.seq else {
+            throw RestoreError(game: stored.id, detail: "replay reached seq \(seq), stored seq is \(stored.seq)")
+        }
+        if !missingDiffs.isEmpty { try store.fillDiffs(game: stored.id, missingDiffs) }
+        let recent = window.frames(after: window.firstSeq - 1)?.map(\.text) ?? []
+        return LoadedGame(stored: stored, game: game, seq: seq, recentDiffs: recent, appliedIDs: applied,
+                          nextPlayer: nextPlayer)
+    }
+
+    /// A stored command as Core reads it, with the cause members saw.
+    static func replayable(_ command: JSON, kind: GameKind,
+                           fail: (String) -> RestoreError) throws -> (GameCommand, JSON) {
+        guard let type = command["type"]?.stringValue else { throw fail("no type") }
+        if type == "leave" { return (.plane(.leave), .object(["type": "leave"])) }
+        do {
+            let parsed = try Gesture.parse(type: type, message: command, kind: kind)
+            return (parsed.command, parsed.cause)
+        } catch {
+            throw fail(error.message)
+        }
+    }
+}
+
+extension JSON {
+    /// A cause as members see it: the command's public form plus `"by"`.
+    func adding(by player: String) -> JSON {
+        .object((objectPairs ?? []) + [("by", .string(player))])
+    }
+}
+
+/// A stored game that does not replay to what was stored.
+public struct RestoreError: Error, CustomStringConvertible {
+    public var game: String
+    public var detail: String
+    public var description: String { "stored game \(game) cannot be rebuilt: \(detail)" }
+}

@@ -1,0 +1,141 @@
+import Core
+import Foundation
+
+/// Every message the server sends (PROTOCOL sections 3 to 8, 12 and 13), with one
+/// encoder. Each message is encoded once, whatever the number of receivers; the
+/// bytes of each case are pinned by a golden test.
+enum ServerMessage: Sendable {
+    case created(game: String, token: String)
+    case joined(game: String, kind: GameKind, role: Role, seq: Int)
+    case snapshot(game: String, kind: GameKind, seq: Int, state: JSON)
+    /// The ops array arrives already encoded by Core, so it is never rebuilt as a tree.
+    case diff(game: String, seq: Int, encodedOps: String, cause: JSON)
+    case event(game: String, seq: Int, event: GameEvent)
+    case ack(id: JSON, seq: Int?)
+    case error(ProtocolError, id: JSON?)
+    case left(game: String)
+    case presence(game: String, players: Int, spectators: Int)
+    /// `winnable`: nil when the game has no solver (its key is then left out), `.null` when undecided.
+    case hint(from: String?, to: String?, winnable: JSON?)
+    case lobby([LobbyEntry])
+
+    var encoded: String {
+        switch self {
+        case .created(let game, let token):
+            return JSON.object(["type": "created", "game": .string(game), "token": .string(token)]).encoded
+        case .joined(let game, let kind, let role, let seq):
+            var pairs: [(key: String, value: JSON)] = [
+                ("type", "joined"), ("game", .string(game)), ("kind", .string(kind.rawValue)),
+                ("role", .string(role.name)), ("seq", .int(seq)),
+            ]
+            if case .player(let you) = role { pairs.append(("you", .string(you))) }
+            return JSON.object(pairs).encoded
+        case .snapshot(let game, let kind, let seq, let state):
+            return JSON.object([
+                "type": "snapshot", "game": .string(game), "kind": .string(kind.rawValue), "seq": .int(seq),
+                "state": state,
+            ]).encoded
+        case .diff(let game, let seq, let encodedOps, let cause):
+            var out = #"{"type":"diff","game":"#
+            JSON.writeString(game, into: &out)
+            out += #","seq":"#
+            out += String(seq)
+            out += #","ops":"#
+            out += encodedOps
+            out += #","cause":"#
+            cause.write(into: &out)
+            out += "}"
+            return out
+        case .event(let game, let seq, let event):
+            return JSON.object(
+                [("type", "event"), ("game", .string(game)), ("seq", .int(seq)), ("event", .string(event.name))]
+                    + event.fields
+            ).encoded
+        case .ack(let id, let seq):
+            var pairs: [(key: String, value: JSON)] = [("type", "ack"), ("id", id)]
+            if let seq { pairs.append(("seq", .int(seq))) }
+            return JSON.object(pairs).encoded
+        case .error(let error, let id):
+            var pairs: [(key: String, value: JSON)] = [
+                ("type", "error"), ("code", .string(error.code.rawValue)), ("message", .string(error.message)),
+            ]
+            if let id { pairs.append(("id", id)) }
+            return JSON.object(pairs).encoded
+        case .left(let game):
+            return JSON.object(["type": "left", "game": .string(game)]).encoded
+        case .presence(let game, let players, let spectators):
+            return JSON.object([
+                "type": "presence", "game": .string(game), "players": .int(players), "spectators": .int(spectators),
+            ]).encoded
+        case .hint(let from, let to, let winnable):
+            var pairs: [(key: String, value: JSON)] = [
+                ("type", "hint"), ("from", from.map(JSON.string) ?? .null), ("to", to.map(JSON.string) ?? .null),
+            ]
+            if let winnable { pairs.append(("winnable", winnable)) }
+            return JSON.object(pairs).encoded
+        case .lobby(let games):
+            return JSON.object(["type": "lobby", "games": .array(games.map(\.json))]).encoded
+        }
+    }
+
+    /// The message as one frame, ready to share among receivers.
+    var frame: OutFrame { OutFrame(encoded) }
+}
+
+/// A connection's place in a game.
+enum Role: Equatable, Sendable {
+    case player(String)
+    case spectator
+
+    var name: String {
+        switch self {
+        case .player: return "player"
+        case .spectator: return "spectator"
+        }
+    }
+
+    var isPlayer: Bool {
+        if case .player = self { return true }
+        return false
+    }
+}
+
+/// One game as the lobby shows it.
+public struct LobbyEntry: Sendable, Equatable {
+    public var game: String
+    public var kind: GameKind
+    public var status: String
+    public var seq: Int
+    public var players: Int
+    public var spectators: Int
+    public var created: Double
+    public var updated: Double
+
+    var json: JSON {
+        .object([
+            "game": .string(game), "kind": .string(kind.rawValue), "status": .string(status), "seq": .int(seq),
+            "players": .int(players), "spectators": .int(spectators),
+            "created": .string(RFC3339.format(created)), "updated": .string(RFC3339.format(updated)),
+        ])
+    }
+
+    /// The lobby's order: most spectators first, then the most recent activity.
+    static func lobbyOrder(_ a: LobbyEntry, _ b: LobbyEntry) -> Bool {
+        (a.spectators, a.updated, a.game) > (b.spectators, b.updated, b.game)
+    }
+
+    static func array(_ entries: [LobbyEntry]) -> String { JSON.array(entries.map(\.json)).encoded }
+}
+
+/// RFC 3339 UTC times (`2026-11-21T06:30:00Z`), computed with the C library so no
+/// formatter object is shared between threads.
+enum RFC3339 {
+    static func format(_ seconds: Double) -> String {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}

@@ -1,0 +1,602 @@
+import CLibWebSockets
+import Foundation
+
+/// What the socket layer reports. Every call comes on the service thread.
+protocol LWSEvents: AnyObject {
+    func opened(_ connection: Connection, query: [String: String])
+    func received(_ connection: Connection, text: [UInt8])
+    func receivedBinary(_ connection: Connection)
+    func closed(_ connection: Connection)
+    /// An HTTP request on a dynamic path; nil means the answer comes later through `respond`.
+    func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse?
+    /// Another thread posted work and called `LWSWaker.wake`.
+    func wokenUp()
+}
+
+public struct LWSConfig: Sendable {
+    public var host: String
+    public var port: Int
+    public var webRoot: String
+    public var reusePort = false
+    public var limits = ConnectionIO.Limits()
+    /// Connections accepted per loop iteration: a crowd is taken in bites, other games move between them.
+    public var acceptsPerIteration = 64
+    /// lws reads at most this much per connection per wake-up, and allocates it per connection.
+    public var rxBufferSize = 1024
+
+    public init(host: String, port: Int, webRoot: String) {
+        self.host = host
+        self.port = port
+        self.webRoot = webRoot
+    }
+}
+
+public enum LWSError: Error, CustomStringConvertible {
+    case cannotStart(String)
+    public var description: String {
+        switch self {
+        case .cannotStart(let why): return why
+        }
+    }
+}
+
+/// An lws connection handle, opaque to everything but this file.
+struct SocketHandle {
+    fileprivate let wsi: OpaquePointer
+}
+
+/// The one owner of libwebsockets: the context, its C tables, the event loop, the C
+/// callback, and the system calls that write. Everything that decides (reassembly,
+/// queues, backpressure, keepalive) is plain Swift in `ConnectionIO` and
+/// `KeepaliveWheel`; this class carries out what they decide. All of it runs on the
+/// thread that calls `runOnce()`, except `waker`, which uses lws's one thread-safe call.
+///
+/// Unsafe pointers live here (lws's tables, the callback's `user` and `in` arguments,
+/// write buffers), in `Listener` (socket addresses) and in `OutFrame` (its buffer).
+final class LWSContext {
+    private let config: LWSConfig
+    weak var events: (any LWSEvents)?
+    let waker = LWSWaker()
+
+    private var context: OpaquePointer?
+    private var tables: LWSTables?
+    private var eventLoop: UnsafeMutableRawPointer?
+    private var listener: Listener?
+    private var listenWatch: UnsafeMutableRawPointer?
+    private var vhost: OpaquePointer?
+
+    private var nextConnectionID: ConnectionID = 1
+    private var nextHTTPID: HTTPRequestID = 1
+    /// HTTP requests whose answer comes later, and answers waiting for their socket to be writable.
+    private var pendingHTTP: [HTTPRequestID: OpaquePointer] = [:]
+    private var httpAnswers: [HTTPRequestID: HTTPResponse] = [:]
+    /// Connections given frames during this loop iteration, written once it ends.
+    private var dirty: [Connection] = []
+    private(set) var stopping = false
+
+    private static let coalesceCapacity = 256 * 1024
+    private let coalesceBuffer = UnsafeMutableRawPointer.allocate(
+        byteCount: OutFrame.headroom + LWSContext.coalesceCapacity, alignment: 16)
+    /// A ping's payload, with room for lws's header in front. Never empty: lws 4.1.6 does
+    /// not report an empty pong to the protocol callback, so the answer would go unseen.
+    private let pingBuffer: UnsafeMutableRawPointer = {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: OutFrame.headroom + 4, alignment: 16)
+        (buffer + OutFrame.headroom).copyMemory(from: Array("ping".utf8), byteCount: 4)
+        return buffer
+    }()
+
+    var boundPort: Int { listener?.port ?? config.port }
+
+    init(config: LWSConfig) {
+        self.config = config
+    }
+
+    deinit {
+        shutdown()
+        coalesceBuffer.deallocate()
+        pingBuffer.deallocate()
+    }
+
+    // MARK: Lifecycle
+
+    func start() throws {
+        lws_set_log_level(Int32(LLL_ERR), nil)
+        let listener = try Listener(host: config.host, port: config.port, reusePort: config.reusePort)
+        let tables = LWSTables(webRoot: URL(fileURLWithPath: config.webRoot).standardizedFileURL.path,
+                               rxBufferSize: config.rxBufferSize)
+        guard let loop = boardcast_ev_loop_new() else { throw LWSError.cannotStart("libev could not create an event loop") }
+        tables.foreignLoops.pointee = loop
+
+        var info = lws_context_creation_info()
+        // The server accepts and hands sockets over (`Listener`), so lws listens on nothing.
+        info.port = CONTEXT_PORT_NO_LISTEN_SERVER
+        info.protocols = UnsafePointer(tables.protocols)
+        info.pvo = UnsafePointer(tables.protocolOptions)
+        info.mounts = UnsafePointer(tables.mounts)
+        info.retry_and_idle_policy = UnsafePointer(tables.retryPolicy)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.fd_limit_per_thread = 20_480
+        info.foreign_loops = tables.foreignLoops
+        info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+            | UInt64(LWS_SERVER_OPTION_LIBEV)
+            | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
+        guard let context = lws_create_context(&info) else {
+            boardcast_ev_loop_destroy(loop)
+            throw LWSError.cannotStart("libwebsockets could not create its context")
+        }
+        guard let vhost = lws_get_vhost_by_name(context, "default") else {
+            lws_context_destroy(context)
+            boardcast_ev_loop_destroy(loop)
+            throw LWSError.cannotStart("libwebsockets made no default vhost")
+        }
+        self.context = context
+        self.tables = tables
+        self.eventLoop = loop
+        self.vhost = vhost
+        self.listener = listener
+        listenWatch = boardcast_listen_watch_start(loop, listener.descriptor)
+        waker.attach(context)
+    }
+
+    /// One loop iteration: wait for events and handle them, accept a bounded number of
+    /// new connections, then write what the iteration queued.
+    func runOnce() {
+        guard let eventLoop else { return }
+        boardcast_ev_run_once(eventLoop)
+        if let listenWatch, let listener, let vhost, boardcast_listen_watch_take(listenWatch) != 0, !stopping {
+            // Any left waiting keep the socket readable, so the next iteration takes the next bite.
+            _ = listener.accept(limit: config.acceptsPerIteration) { fd in
+                _ = lws_adopt_socket_vhost(vhost, fd)  // on failure lws closes the socket itself
+            }
+        }
+        flush()
+    }
+
+    /// Stops accepting and closes every connection with 1001 (going away).
+    func beginStopping(connections: [Connection]) {
+        guard !stopping else { return }
+        stopping = true
+        if let eventLoop, let listenWatch { boardcast_listen_watch_stop(eventLoop, listenWatch) }
+        listenWatch = nil
+        listener = nil
+        for connection in connections { close(connection, code: 1001, reason: "server shutting down") }
+    }
+
+    /// Destroys the context, then the loop, then the tables lws read: the one teardown path.
+    func shutdown() {
+        waker.detach()
+        if let eventLoop, let listenWatch { boardcast_listen_watch_stop(eventLoop, listenWatch) }
+        listenWatch = nil
+        listener = nil
+        if let context { lws_context_destroy(context) }
+        context = nil
+        vhost = nil
+        if let eventLoop { boardcast_ev_loop_destroy(eventLoop) }
+        eventLoop = nil
+        tables = nil
+    }
+
+    // MARK: Sending
+
+    func send(_ frame: OutFrame, to connection: Connection) {
+        switch connection.io.enqueue(frame, limits: config.limits) {
+        case .queued:
+            if !connection.io.isDirty && !connection.io.writableRequested {
+                connection.io.isDirty = true
+                dirty.append(connection)
+            }
+        case .overflow:
+            kill(connection)
+        case .ignored:
+            break
+        }
+    }
+
+    /// Sends what is queued, then a close frame with this code.
+    func close(_ connection: Connection, code: UInt16, reason: String) {
+        guard connection.io.beginClosing(code: code, reason: reason) else { return }
+        requestWritable(connection)
+    }
+
+    /// Drops a connection without a close frame (a dead or hopeless peer).
+    func kill(_ connection: Connection) {
+        guard let socket = connection.io.socket, !connection.io.isClosed else { return }
+        connection.io.dropQueue()
+        lws_set_timeout(socket.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+    }
+
+    func ping(_ connection: Connection) {
+        connection.io.pingDue = true
+        requestWritable(connection)
+    }
+
+    /// An answer to an HTTP request that `LWSEvents.httpRequest` deferred.
+    func respond(_ id: HTTPRequestID, _ response: HTTPResponse) {
+        guard let wsi = pendingHTTP[id] else { return }
+        httpAnswers[id] = response
+        lws_callback_on_writable(wsi)
+    }
+
+    private func requestWritable(_ connection: Connection) {
+        guard let socket = connection.io.socket, !connection.io.isClosed, !connection.io.writableRequested else { return }
+        connection.io.writableRequested = true
+        lws_callback_on_writable(socket.wsi)
+    }
+
+    /// Writes what this loop iteration queued, straight away: one `send()` per
+    /// connection, with no writable-callback round trip (with epoll that round trip
+    /// costs two `epoll_ctl` calls per delivery). A connection whose socket is full
+    /// waits for the writable callback instead, so its frames stay in its capped queue.
+    private func flush() {
+        guard !dirty.isEmpty else { return }
+        let batch = dirty
+        dirty.removeAll(keepingCapacity: true)
+        for connection in batch {
+            connection.io.isDirty = false
+            guard let socket = connection.io.socket, !connection.io.isClosed, connection.io.closing == nil,
+                  !connection.io.writableRequested, connection.io.hasPending else { continue }
+            if lws_send_pipe_choked(socket.wsi) != 0 {
+                requestWritable(connection)
+                continue
+            }
+            if write(connection, wsi: socket.wsi) < 0 {
+                kill(connection)
+                continue
+            }
+            if connection.io.hasPending { requestWritable(connection) }
+        }
+    }
+
+    /// Writes the next queued frame, or several at once: the frames are framed here and
+    /// written raw (`LWS_WRITE_HTTP` is lws's raw write). Safe because no extension
+    /// (compression) is negotiated and every frame is a whole message, so a server frame
+    /// is just a header and the payload.
+    private func write(_ connection: Connection, wsi: OpaquePointer) -> Int32 {
+        switch connection.io.takeWrite(capacity: LWSContext.coalesceCapacity) {
+        case .none:
+            return 0
+        case .one(let frame):
+            let written = frame.withPayload { lws_write(wsi, $0.assumingMemoryBound(to: UInt8.self), frame.count, LWS_WRITE_TEXT) }
+            return written < frame.count ? -1 : 0
+        case .many(let frames):
+            let base = coalesceBuffer + OutFrame.headroom
+            var used = 0
+            for frame in frames {
+                for byte in WebSocketFrame.textHeader(length: frame.count) {
+                    base.storeBytes(of: byte, toByteOffset: used, as: UInt8.self)
+                    used += 1
+                }
+                frame.withPayload { (base + used).copyMemory(from: $0, byteCount: frame.count) }
+                used += frame.count
+            }
+            return lws_write(wsi, base.assumingMemoryBound(to: UInt8.self), used, LWS_WRITE_HTTP) < used ? -1 : 0
+        }
+    }
+
+    // MARK: The callback, reason by reason
+
+    /// What the per-session data of an lws connection holds: a WebSocket connection's
+    /// retained `Connection`, or an HTTP request's id.
+    private struct SessionSlot {
+        var kind: UInt64  // 0 empty, 1 WebSocket, 2 HTTP request
+        var value: UInt64
+    }
+
+    private static let slotSize = MemoryLayout<SessionSlot>.size
+
+    fileprivate func handle(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+                            input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+            // The game protocol lives at /ws only.
+            if stopping { return 1 }
+            return header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : 1
+
+        case LWS_CALLBACK_ESTABLISHED:
+            guard let user else { return -1 }
+            let connection = Connection(id: nextConnectionID, now: Date().timeIntervalSince1970)
+            nextConnectionID += 1
+            connection.io.socket = SocketHandle(wsi: wsi)
+            // Retained here, released on CLOSED: lws holds the only reference meanwhile.
+            let pointer = UInt64(UInt(bitPattern: Unmanaged.passRetained(connection).toOpaque()))
+            user.storeBytes(of: SessionSlot(kind: 1, value: pointer), as: SessionSlot.self)
+            events?.opened(connection, query: queryArguments(wsi))
+            return 0
+
+        case LWS_CALLBACK_RECEIVE:
+            guard let connection = connection(user) else { return -1 }
+            connection.io.heardFrom = true
+            let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+            switch connection.io.receive(bytes, first: lws_is_first_fragment(wsi) != 0,
+                                         finalFrame: lws_is_final_fragment(wsi) != 0,
+                                         remaining: Int(lws_remaining_packet_payload(wsi)),
+                                         binary: lws_frame_is_binary(wsi) != 0, limits: config.limits) {
+            case .partial:
+                return 0
+            case .text(let text):
+                events?.received(connection, text: text)
+                return 0
+            case .binary:
+                events?.receivedBinary(connection)
+                return 0
+            case .tooLarge:
+                // Read to the end first: closing a socket with unread input makes the kernel reset
+                // it, and the client would lose the close frame.
+                var reason = Array("message over 64 KiB".utf8)
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
+                return -1
+            }
+
+        case LWS_CALLBACK_RECEIVE_PONG:
+            connection(user)?.io.heardFrom = true
+            return 0
+
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let connection = connection(user) else { return 0 }
+            return writable(connection, wsi: wsi)
+
+        case LWS_CALLBACK_CLOSED:
+            guard let user else { return 0 }
+            let slot = user.load(as: SessionSlot.self)
+            guard slot.kind == 1, let raw = UnsafeRawPointer(bitPattern: UInt(slot.value)) else { return 0 }
+            user.storeBytes(of: SessionSlot(kind: 0, value: 0), as: SessionSlot.self)
+            let connection = Unmanaged<Connection>.fromOpaque(raw).takeRetainedValue()
+            connection.io.isClosed = true
+            connection.io.socket = nil
+            events?.closed(connection)
+            return 0
+
+        case LWS_CALLBACK_HTTP:
+            // lws files the path under the method's own header: GET_URI, HEAD_URI, ...
+            let headPath = header(wsi, WSI_TOKEN_HEAD_URI)
+            guard let path = header(wsi, WSI_TOKEN_GET_URI) ?? headPath else {
+                return writeHTTP(.text(405, "GET or HEAD only\n"), wsi: wsi)
+            }
+            let id = nextHTTPID
+            nextHTTPID += 1
+            let query = queryString(wsi)
+            guard let response = events?.httpRequest(id, path: path, query: query) else {
+                guard let user else { return -1 }
+                user.storeBytes(of: SessionSlot(kind: 2, value: id | (headPath == nil ? 0 : 1 << 63)), as: SessionSlot.self)
+                pendingHTTP[id] = wsi
+                return 0
+            }
+            return writeHTTP(response, wsi: wsi, withBody: headPath == nil)
+
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            guard let slot = httpSlot(user) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
+            let id = slot.value & ~(1 << 63)
+            guard let response = httpAnswers.removeValue(forKey: id) else { return 0 }
+            pendingHTTP[id] = nil
+            user?.storeBytes(of: SessionSlot(kind: 0, value: 0), as: SessionSlot.self)
+            return writeHTTP(response, wsi: wsi, withBody: slot.value & (1 << 63) == 0)
+
+        case LWS_CALLBACK_CLOSED_HTTP:
+            if let slot = httpSlot(user) {
+                let id = slot.value & ~(1 << 63)
+                pendingHTTP[id] = nil
+                httpAnswers[id] = nil
+                user?.storeBytes(of: SessionSlot(kind: 0, value: 0), as: SessionSlot.self)
+            }
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            events?.wokenUp()
+            return 0
+
+        default:
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+    }
+
+    /// The HTTP request an lws connection waits to answer (its id, and the top bit for HEAD).
+    private func httpSlot(_ user: UnsafeMutableRawPointer?) -> SessionSlot? {
+        guard let slot = user?.load(as: SessionSlot.self), slot.kind == 2 else { return nil }
+        return slot
+    }
+
+    private func connection(_ user: UnsafeMutableRawPointer?) -> Connection? {
+        guard let user else { return nil }
+        let slot = user.load(as: SessionSlot.self)
+        guard slot.kind == 1, let raw = UnsafeRawPointer(bitPattern: UInt(slot.value)) else { return nil }
+        return Unmanaged<Connection>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// A ping if one is due, then queued frames, then the close frame once nothing is left.
+    private func writable(_ connection: Connection, wsi: OpaquePointer) -> Int32 {
+        connection.io.writableRequested = false
+        if connection.io.pingDue {
+            connection.io.pingDue = false
+            if lws_write(wsi, (pingBuffer + OutFrame.headroom).assumingMemoryBound(to: UInt8.self), 4, LWS_WRITE_PING) < 4 {
+                return -1
+            }
+        } else if connection.io.hasPending {
+            if write(connection, wsi: wsi) < 0 { return -1 }
+        } else if let (code, text) = connection.io.closing {
+            var reason = Array(text.utf8.prefix(120))
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reason, reason.count)
+            return -1
+        }
+        if connection.io.hasPending || connection.io.closing != nil || connection.io.pingDue { requestWritable(connection) }
+        return 0
+    }
+
+    private func writeHTTP(_ response: HTTPResponse, wsi: OpaquePointer, withBody: Bool = true) -> Int32 {
+        let pre = OutFrame.headroom
+        let headerSpace = 2048
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: pre + headerSpace + response.body.count)
+        defer { buffer.deallocate() }
+        let start = buffer + pre
+        var cursor: UnsafeMutablePointer<UInt8>? = start
+        let end = start + headerSpace
+        let failed = response.contentType.withCString { type in
+            lws_add_http_common_headers(wsi, response.status, type, lws_filepos_t(response.body.count), &cursor, end) != 0
+        }
+        if failed || lws_finalize_write_http_header(wsi, start, &cursor, end) != 0 { return -1 }
+        if withBody && !response.body.isEmpty {
+            let body = buffer + pre + headerSpace
+            response.body.withUnsafeBufferPointer { body.update(from: $0.baseAddress!, count: $0.count) }
+            if lws_write(wsi, body, response.body.count, LWS_WRITE_HTTP_FINAL) < response.body.count { return -1 }
+        }
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    // MARK: Headers
+
+    private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The URL's query arguments as lws split them (`a=1`, `b=2`).
+    private func queryFragments(_ wsi: OpaquePointer) -> [String] {
+        var fragments: [String] = []
+        var buffer = [CChar](repeating: 0, count: 512)
+        var index: Int32 = 0
+        while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) > 0 {
+            fragments.append(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            index += 1
+        }
+        return fragments
+    }
+
+    private func queryString(_ wsi: OpaquePointer) -> String? {
+        let fragments = queryFragments(wsi)
+        return fragments.isEmpty ? nil : fragments.joined(separator: "&")
+    }
+
+    private func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in queryFragments(wsi) {
+            if let eq = pair.firstIndex(of: "=") {
+                result[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+            } else {
+                result[pair] = ""
+            }
+        }
+        return result
+    }
+}
+
+/// The C tables lws reads for the life of its context, allocated together and freed
+/// together in `deinit`, after the context is destroyed.
+private final class LWSTables {
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    let protocols: UnsafeMutablePointer<lws_protocols>
+    let protocolOptions: UnsafeMutablePointer<lws_protocol_vhost_options>
+    let mounts: UnsafeMutablePointer<lws_http_mount>
+    let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
+    let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+    let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let mountCount: Int
+    private let mimeCount: Int
+    private static let dynamicPaths = ["/healthz", "/metrics", "/api"]
+    private static let mimeTable: [(String, String)] = [
+        (".js", "text/javascript"), (".mjs", "text/javascript"), (".css", "text/css"),
+        (".html", "text/html"), (".svg", "image/svg+xml"), (".json", "application/json"),
+        (".webmanifest", "application/manifest+json"), (".png", "image/png"), (".ico", "image/x-icon"),
+        (".txt", "text/plain"), ("*", "application/octet-stream"),
+    ]
+
+    init(webRoot: String, rxBufferSize: Int) {
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocolOptions = .allocate(capacity: 2)
+        protocolOptions.initialize(repeating: lws_protocol_vhost_options(), count: 2)
+        mountCount = Self.dynamicPaths.count + 1
+        mounts = .allocate(capacity: mountCount)
+        mounts.initialize(repeating: lws_http_mount(), count: mountCount)
+        mimeCount = Self.mimeTable.count
+        mimeTypes = .allocate(capacity: mimeCount)
+        mimeTypes.initialize(repeating: lws_protocol_vhost_options(), count: mimeCount)
+        retryPolicy = .allocate(capacity: 1)
+        retryPolicy.initialize(to: lws_retry_bo_t())
+        foreignLoops = .allocate(capacity: 1)
+        foreignLoops.initialize(to: nil)
+
+        let gameProtocol = string("boardcast.v1")
+        protocols[0].name = UnsafePointer(gameProtocol)
+        protocols[0].callback = boardcastLWSCallback
+        protocols[0].per_session_data_size = 16
+        // Allocated per connection, and the most read per connection per wake-up.
+        protocols[0].rx_buffer_size = rxBufferSize
+
+        // Plain clients (websocat, `new WebSocket(url)`) offer no subprotocol: bind them to ours.
+        protocolOptions[1].name = UnsafePointer(string("default"))
+        protocolOptions[1].value = UnsafePointer(string("1"))
+        protocolOptions[0].name = UnsafePointer(gameProtocol)
+        protocolOptions[0].value = UnsafePointer(string(""))
+        protocolOptions[0].options = UnsafePointer(protocolOptions + 1)
+
+        for (i, (ext, type)) in Self.mimeTable.enumerated() {
+            mimeTypes[i].name = UnsafePointer(string(ext))
+            mimeTypes[i].value = UnsafePointer(string(type))
+            if i + 1 < mimeCount { mimeTypes[i].next = UnsafePointer(mimeTypes + i + 1) }
+        }
+        for (i, path) in Self.dynamicPaths.enumerated() {
+            mounts[i].mountpoint = UnsafePointer(string(path))
+            mounts[i].mountpoint_len = UInt8(path.utf8.count)
+            mounts[i].origin = UnsafePointer(gameProtocol)
+            mounts[i].origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
+            mounts[i].mount_next = UnsafePointer(mounts + i + 1)
+        }
+        let files = mounts + Self.dynamicPaths.count
+        files.pointee.mountpoint = UnsafePointer(string("/"))
+        files.pointee.mountpoint_len = 1
+        files.pointee.origin = UnsafePointer(string(webRoot))
+        files.pointee.def = UnsafePointer(string("index.html"))
+        files.pointee.origin_protocol = UInt8(LWSMPRO_FILE.rawValue)
+        files.pointee.extra_mimetypes = UnsafePointer(mimeTypes)
+        files.pointee.cache_max_age = 0
+
+        // No validity timers: lws would keep one per connection in a sorted list (an O(n)
+        // insert each). `KeepaliveWheel` pings and hangs up instead.
+        retryPolicy.pointee.secs_since_valid_ping = 0
+        retryPolicy.pointee.secs_since_valid_hangup = 0
+    }
+
+    deinit {
+        for pointer in strings { free(pointer) }
+        protocols.deinitialize(count: 2).deallocate()
+        protocolOptions.deinitialize(count: 2).deallocate()
+        mounts.deinitialize(count: mountCount).deallocate()
+        mimeTypes.deinitialize(count: mimeCount).deallocate()
+        retryPolicy.deinitialize(count: 1).deallocate()
+        foreignLoops.deinitialize(count: 1).deallocate()
+    }
+
+    private func string(_ s: String) -> UnsafeMutablePointer<CChar> {
+        let pointer = strdup(s)!
+        strings.append(pointer)
+        return pointer
+    }
+}
+
+/// Wakes the service thread so it calls `LWSEvents.wokenUp()`: the one lws call
+/// that is safe from any thread.
+public final class LWSWaker: Sendable {
+    /// The context pointer, set once it exists and cleared before it is destroyed;
+    /// `lws_cancel_service` on it is thread-safe, and the lock keeps it from racing the destroy.
+    private struct ContextHandle: @unchecked Sendable { let pointer: OpaquePointer }
+    private let handle = LockedBox<ContextHandle?>(nil)
+
+    func attach(_ context: OpaquePointer) { handle.set(ContextHandle(pointer: context)) }
+    func detach() { handle.set(nil) }
+
+    public func wake() {
+        handle.withLock { if let context = $0 { lws_cancel_service(context.pointer) } }
+    }
+}
+
+/// lws calls this plain C function for every event; it finds the Swift owner through the context's user pointer.
+private func boardcastLWSCallback(wsi: OpaquePointer?, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+                                  input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
+        return wsi.map { lws_callback_http_dummy($0, reason, user, input, length) } ?? 0
+    }
+    let server = Unmanaged<LWSContext>.fromOpaque(owner).takeUnretainedValue()
+    return server.handle(wsi: wsi, reason: reason, user: user, input: input, length: length)
+}

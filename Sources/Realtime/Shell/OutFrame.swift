@@ -1,0 +1,38 @@
+import CLibWebSockets
+
+/// One outgoing text frame, encoded once and shared by every receiver.
+///
+/// The bytes sit behind `LWS_PRE` bytes of headroom because `lws_write` writes the
+/// frame header in place in front of the payload. Sharing one buffer among many
+/// connections is safe because every writer is the single service thread and the
+/// header it writes is the same for each (same length, same opcode). The buffer is
+/// the one unsafe allocation outside lws's owner; it never leaves this type except
+/// through `withPayload`.
+public final class OutFrame: @unchecked Sendable {
+    static let headroom = boardcast_lws_pre()
+
+    private let storage: UnsafeMutableRawPointer
+    public let count: Int
+
+    public init(_ text: String) {
+        var text = text
+        let count = text.utf8.count
+        self.count = count
+        storage = UnsafeMutableRawPointer.allocate(byteCount: OutFrame.headroom + max(count, 1), alignment: 16)
+        text.withUTF8 { bytes in
+            if let base = bytes.baseAddress {
+                (storage + OutFrame.headroom).copyMemory(from: base, byteCount: count)
+            }
+        }
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The payload, with `headroom` writable bytes in front of it (for lws's frame header).
+    func withPayload<T>(_ body: (UnsafeMutableRawPointer) -> T) -> T { body(storage + OutFrame.headroom) }
+
+    /// The payload as text, for tests, logs and storage.
+    public var text: String {
+        withPayload { String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self) }
+    }
+}
