@@ -151,7 +151,7 @@ public struct RaceOutcome: Sendable, Equatable {
 
     /// The diff that shows every table as it is (the spectators'): the one to store, since
     /// `RaceView.diff(_:for:)` derives every other view from it.
-    public var fullDiff: Diff { views[0].diff }
+    public var fullDiff: Diff { views.first?.diff ?? Diff() }
 
     /// The diff `viewer` is sent; nil for a seat the race does not have.
     public func diff(for viewer: RaceViewer) -> Diff? {
