@@ -9,17 +9,23 @@ extension Klondike {
     ///       KS  ##  ##  ##  ##  ##  ##
     ///           4D  ##  ##  ##  ##  ##
     public func textBoard() -> [String] {
+        textBoard(showingOnlyFoundations: false)
+    }
+
+    /// With `showingOnlyFoundations`, the waste and every tableau card are drawn face down
+    /// too: a race draws a rival's table so for a seated player (see `RaceView`).
+    func textBoard(showingOnlyFoundations masked: Bool) -> [String] {
         var lines = ["Klondike  draw \(draw)  moves \(moves)  score \(score)  \(status)"]
         let stock = table.piles[KlondikeTable.stock]
         let waste = table.piles[KlondikeTable.waste]
-        let shown = waste.suffix(draw).map(\.name).joined(separator: " ")
+        let shown = waste.suffix(draw).map { masked ? "##" : $0.name }.joined(separator: " ")
         lines.append(
             "stock \(stock.isEmpty ? "--" : "##") (\(stock.count))   waste \(waste.isEmpty ? "--" : shown) (\(waste.count))")
         let homes = KlondikeTable.foundations.map { table.piles[$0].last?.name ?? "--" }
         lines.append("foundations  " + homes.joined(separator: "  "))
         lines.append((0..<7).map { "  t\($0)" }.joined())
         let columns = KlondikeTable.tableau.map { slot in
-            table.piles[slot].indices.map { $0 < table.hidden(slot) ? "##" : table.piles[slot][$0].name }
+            table.piles[slot].indices.map { masked || $0 < table.hidden(slot) ? "##" : table.piles[slot][$0].name }
         }
         let height = max(1, columns.map(\.count).max() ?? 0)
         for row in 0..<height {
