@@ -257,7 +257,7 @@ final class LWSContext {
             return 0
         case .one(let frame):
             let written = frame.withPayload { lws_write(wsi, $0.assumingMemoryBound(to: UInt8.self), frame.count, LWS_WRITE_TEXT) }
-            return written < frame.count ? -1 : 0
+            return LWSCall.status(wrote: written, of: frame.count)
         case .many(let frames):
             let base = coalesceBuffer + OutFrame.headroom
             var used = 0
@@ -269,7 +269,7 @@ final class LWSContext {
                 frame.withPayload { (base + used).copyMemory(from: $0, byteCount: frame.count) }
                 used += frame.count
             }
-            return lws_write(wsi, base.assumingMemoryBound(to: UInt8.self), used, LWS_WRITE_HTTP) < used ? -1 : 0
+            return LWSCall.status(wrote: lws_write(wsi, base.assumingMemoryBound(to: UInt8.self), used, LWS_WRITE_HTTP), of: used)
         }
     }
 
@@ -407,9 +407,8 @@ final class LWSContext {
         connection.io.writableRequested = false
         if connection.io.pingDue {
             connection.io.pingDue = false
-            if lws_write(wsi, (pingBuffer + OutFrame.headroom).assumingMemoryBound(to: UInt8.self), 4, LWS_WRITE_PING) < 4 {
-                return -1
-            }
+            let written = lws_write(wsi, (pingBuffer + OutFrame.headroom).assumingMemoryBound(to: UInt8.self), 4, LWS_WRITE_PING)
+            if LWSCall.status(wrote: written, of: 4) < 0 { return -1 }
         } else if connection.io.hasPending {
             if write(connection, wsi: wsi) < 0 { return -1 }
         } else if let (code, text) = connection.io.closing {
@@ -429,16 +428,20 @@ final class LWSContext {
         let start = buffer + pre
         var cursor: UnsafeMutablePointer<UInt8>? = start
         let end = start + headerSpace
-        let failed = response.contentType.withCString { type in
-            lws_add_http_common_headers(wsi, response.status, type, lws_filepos_t(response.body.count), &cursor, end) != 0
+        let headers = response.contentType.withCString { type in
+            lws_add_http_common_headers(wsi, response.status, type, lws_filepos_t(response.body.count), &cursor, end)
         }
-        if failed || lws_finalize_write_http_header(wsi, start, &cursor, end) != 0 { return -1 }
+        guard LWSCall.succeeded(headers), LWSCall.succeeded(lws_finalize_write_http_header(wsi, start, &cursor, end)) else {
+            return -1
+        }
         if withBody && !response.body.isEmpty {
             let body = buffer + pre + headerSpace
             response.body.withUnsafeBufferPointer { body.update(from: $0.baseAddress!, count: $0.count) }
-            if lws_write(wsi, body, response.body.count, LWS_WRITE_HTTP_FINAL) < response.body.count { return -1 }
+            if LWSCall.status(wrote: lws_write(wsi, body, response.body.count, LWS_WRITE_HTTP_FINAL), of: response.body.count) < 0 {
+                return -1
+            }
         }
-        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        return LWSCall.succeeded(lws_http_transaction_completed(wsi)) ? 0 : -1
     }
 
     // MARK: Headers
@@ -479,6 +482,14 @@ final class LWSContext {
         }
         return result
     }
+}
+
+/// How lws's return codes read, in one place: 0 is success for its calls, and a write
+/// succeeded only if it took every byte. A callback returns -1 to close its connection.
+private enum LWSCall {
+    static func succeeded(_ code: Int32) -> Bool { code == 0 }
+
+    static func status(wrote written: Int32, of count: Int) -> Int32 { written >= 0 && Int(written) >= count ? 0 : -1 }
 }
 
 /// The C tables lws reads for the life of its context, allocated together and freed

@@ -1,0 +1,78 @@
+import Core
+import Testing
+@testable import Realtime
+
+/// The exact bytes of every server message: the wire never changes by accident.
+@Suite struct ServerMessageTests {
+    private func bytes(_ message: ServerMessage) -> String { message.frame.text }
+
+    @Test func created() {
+        #expect(bytes(.created(game: "k7f3q9", token: "tok_-9"))
+            == #"{"type":"created","game":"k7f3q9","token":"tok_-9"}"#)
+    }
+
+    @Test func joinedAsPlayerAndAsSpectator() {
+        #expect(bytes(.joined(game: "g1", kind: .klondike, role: .player("p2"), seq: 4))
+            == #"{"type":"joined","game":"g1","kind":"klondike","role":"player","seq":4,"you":"p2"}"#)
+        #expect(bytes(.joined(game: "g1", kind: .plane, role: .spectator, seq: 0))
+            == #"{"type":"joined","game":"g1","kind":"plane","role":"spectator","seq":0}"#)
+    }
+
+    @Test func snapshot() {
+        #expect(bytes(.snapshot(game: "g1", kind: .plane, seq: 3, state: .object(["width": 10, "order": []])))
+            == #"{"type":"snapshot","game":"g1","kind":"plane","seq":3,"state":{"width":10,"order":[]}}"#)
+    }
+
+    @Test func diffKeepsTheEncodedOpsAsTheyAre() {
+        let cause: JSON = .object(["type": "tap", "target": "/stock", "by": "p1"])
+        #expect(bytes(.diff(game: "g1", seq: 12, encodedOps: #"[{"op":"remove","path":"/stock/23"}]"#, cause: cause))
+            == #"{"type":"diff","game":"g1","seq":12,"ops":[{"op":"remove","path":"/stock/23"}],"cause":{"type":"tap","target":"/stock","by":"p1"}}"#)
+    }
+
+    @Test func event() {
+        let won = GameEvent(name: "won", fields: [("moves", 90), ("score", 650), ("seconds", 301)])
+        #expect(bytes(.event(game: "g1", seq: 90, event: won))
+            == #"{"type":"event","game":"g1","seq":90,"event":"won","moves":90,"score":650,"seconds":301}"#)
+    }
+
+    @Test func ackWithAndWithoutSeq() {
+        #expect(bytes(.ack(id: "a-1", seq: 7)) == #"{"type":"ack","id":"a-1","seq":7}"#)
+        #expect(bytes(.ack(id: 17, seq: nil)) == #"{"type":"ack","id":17}"#)
+    }
+
+    @Test func errorWithAndWithoutId() {
+        #expect(bytes(.error(ProtocolError(.illegalMove, "no \"card\" there"), id: "m"))
+            == #"{"type":"error","code":"illegal-move","message":"no \"card\" there","id":"m"}"#)
+        #expect(bytes(.error(ProtocolError(.rateLimited, "slow down"), id: nil))
+            == #"{"type":"error","code":"rate-limited","message":"slow down"}"#)
+        #expect(bytes(.error(.unavailable("later"), id: 3))
+            == #"{"type":"error","code":"unavailable","message":"later","id":3}"#)
+    }
+
+    @Test func left() {
+        #expect(bytes(.left(game: "g1")) == #"{"type":"left","game":"g1"}"#)
+    }
+
+    @Test func presence() {
+        #expect(bytes(.presence(game: "g1", players: 2, spectators: 10000))
+            == #"{"type":"presence","game":"g1","players":2,"spectators":10000}"#)
+    }
+
+    @Test func hintWithAMoveNoneAndTheSolversVerdict() {
+        #expect(bytes(.hint(from: "/waste", to: "/tableau/3", winnable: nil))
+            == #"{"type":"hint","from":"/waste","to":"/tableau/3"}"#)
+        #expect(bytes(.hint(from: nil, to: nil, winnable: nil)) == #"{"type":"hint","from":null,"to":null}"#)
+        #expect(bytes(.hint(from: "/stock", to: "/waste", winnable: true))
+            == #"{"type":"hint","from":"/stock","to":"/waste","winnable":true}"#)
+        #expect(bytes(.hint(from: nil, to: nil, winnable: .null))
+            == #"{"type":"hint","from":null,"to":null,"winnable":null}"#)
+    }
+
+    @Test func lobby() {
+        let entry = LobbyEntry(game: "g1", kind: .klondike, status: "won", seq: 99, players: 1, spectators: 3,
+                               created: 1_800_000_000, updated: 1_800_000_061.9)
+        #expect(bytes(.lobby([entry]))
+            == #"{"type":"lobby","games":[{"game":"g1","kind":"klondike","status":"won","seq":99,"players":1,"spectators":3,"created":"2027-01-15T08:00:00Z","updated":"2027-01-15T08:01:01Z"}]}"#)
+        #expect(bytes(.lobby([])) == #"{"type":"lobby","games":[]}"#)
+    }
+}
