@@ -86,3 +86,23 @@ public enum Pointer {
     }
 }
 
+
+extension PatchOp {
+    /// An op read back from its JSON form (`{"op":"add","path":...,"value":...}`), as a
+    /// stored diff holds it; nil for anything that is not one of the three ops Core makes.
+    public init?(json: JSON) {
+        guard let op = json["op"]?.stringValue, let path = json["path"]?.stringValue else { return nil }
+        switch op {
+        case "add":
+            guard let value = json["value"] else { return nil }
+            self = .add(path: path, value: value)
+        case "replace":
+            guard let value = json["value"] else { return nil }
+            self = .replace(path: path, value: value)
+        case "remove":
+            self = .remove(path: path)
+        default:
+            return nil
+        }
+    }
+}

@@ -487,3 +487,80 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(h.http("/api/games/../etc")?.status == 404)
     }
 }
+
+/// Section 13: races, each player at a table of their own, views per seat.
+@Suite struct RaceHubTests {
+    @Test func aRaceStartsWhenEverySeatIsTakenAndEachViewGetsItsOwnDiff() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"race","options":{"seats":2,"seed":5},"id":"c"}"#)
+        let created = h.take(1)
+        #expect(types(created) == ["created", "joined", "snapshot", "ack"])
+        #expect(created[1]["you"] == "p1")
+        #expect(created[2]["state"]?["status"] == "waiting")
+        let game = created[0]["game"]!.stringValue!
+        let token = created[0]["token"]!.stringValue!
+        h.send(1, #"{"type":"tap","target":"/stock","id":"early"}"#)
+        #expect(h.take(1).first?["code"] == "illegal-move")
+
+        h.open(3)
+        h.send(3, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = h.take(3)
+        h.open(2)
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        let joiner = h.take(2)
+        #expect(types(joiner) == ["joined", "snapshot", "diff", "event"])
+        #expect(joiner[0]["you"] == "p2")
+        #expect(joiner[3]["event"] == "start")
+        #expect(types(h.take(1)) == ["diff", "event"])
+        #expect(types(h.take(3)) == ["diff", "event"])
+
+        h.send(1, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        let mine = h.take(1)
+        let rival = h.take(2)
+        let spectator = h.take(3)
+        #expect(types(mine) == ["diff", "ack"])
+        #expect(mine[0] == spectator[0], "the mover sees their table as spectators do")
+        let drawn = try #require(mine[0]["ops"]?.arrayValue?.first { $0["path"]?.stringValue?.hasPrefix("/tables/p1/waste") == true })
+        #expect(drawn["value"] != "??")
+        let masked = try #require(rival[0]["ops"]?.arrayValue?.first { $0["path"]?.stringValue?.hasPrefix("/tables/p1/waste") == true })
+        #expect(masked["value"] == "??", "a rival never sees a card their own table hides")
+
+        // Seats: all held, so a third join is refused; a dropped player takes their seat back by name.
+        h.open(4)
+        h.send(4, #"{"type":"join","game":"\#(game)","token":"\#(token)","id":1}"#)
+        #expect(h.take(4).first?["code"] == "forbidden")
+        h.close(2)
+        h.send(4, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p9","id":2}"#)
+        #expect(h.take(4).first?["code"] == "forbidden")
+        h.send(4, "join \(game) \(token) seat=p2")
+        let back = h.take(4)
+        #expect(back.first?["you"] == "p2")
+        #expect(back[1]["state"]?["tables"]?["p1"]?["waste"]?.arrayValue?.allSatisfy { $0 == "??" } == true)
+
+        h.send(4, #"{"type":"hint","id":"h"}"#)
+        #expect(h.types(4) == ["hint", "ack"])
+        h.send(3, #"{"type":"hint","id":"h"}"#)
+        #expect(h.take(3).first?["code"] == "forbidden")
+        h.send(1, #"{"type":"reset","id":"r"}"#)
+        #expect(h.take(1).first?["code"] == "illegal-move", "reset only once the race is finished")
+    }
+
+    @Test func aSeatedPlayersSinceIsMaskedLikeTheLiveDiffs() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"race","options":{"seed":9}}"#)
+        let created = h.take(1)
+        let game = created[0]["game"]!.stringValue!
+        let token = created[0]["token"]!.stringValue!
+        h.open(2)
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        for _ in 0..<3 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        let live = h.take(2).filter { $0["type"] == "diff" }
+        h.close(2)
+        h.open(5)
+        h.send(5, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","since":1}"#)
+        let replayed = h.take(5).filter { $0["type"] == "diff" }
+        #expect(replayed == Array(live.dropFirst()))
+    }
+}

@@ -4,46 +4,66 @@ import Core
 enum AnyGame: Sendable {
     case klondike(Klondike)
     case plane(Plane)
+    case race(Race)
 
     var kind: GameKind {
         switch self {
         case .klondike: return .klondike
         case .plane: return .plane
+        case .race: return .race
         }
     }
 
-    var publicState: JSON {
+    /// The state as `viewer` sees it. Only a race shows different states to different
+    /// viewers (a seated player never sees a rival's cards); other games show everyone the same.
+    func publicState(for viewer: RaceViewer = .spectator) -> JSON {
         switch self {
         case .klondike(let game): return game.publicState
         case .plane(let game): return game.publicState
+        case .race(let race): return race.publicState(for: viewer)
         }
     }
 
-    /// `playing` or `won`; a plane is always playing.
+    /// `playing` or `won`; a plane is always playing; a race `waiting`, `playing` or `finished`.
     var status: String {
         switch self {
         case .klondike(let game): return game.status
         case .plane: return "playing"
+        case .race(let race): return race.status
         }
     }
 
-    var textBoard: [String] {
+    func textBoard(for viewer: RaceViewer) -> [String] {
         switch self {
         case .klondike(let game): return game.textBoard()
         case .plane(let game): return game.textBoard()
+        case .race(let race): return race.textBoard(for: viewer)
         }
     }
 
-    mutating func apply(_ command: GameCommand, context: MoveContext) -> Result<MoveOutcome, GameError> {
+    /// The Klondike table a hint is about: the game itself, or a seated player's own table.
+    func klondikeTable(for viewer: RaceViewer) -> Klondike? {
+        switch (self, viewer) {
+        case (.klondike(let game), _): return game
+        case (.race(let race), .seat(let seat)): return race.table(of: seat)
+        default: return nil
+        }
+    }
+
+    mutating func apply(_ command: GameCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
         switch (self, command) {
         case (.klondike(var game), .klondike(let command)):
             let result = game.apply(command, context: context)
             self = .klondike(game)
-            return result
+            return result.map(GameOutcome.init)
         case (.plane(var game), .plane(let command)):
             let result = game.apply(command, context: context)
             self = .plane(game)
-            return result
+            return result.map(GameOutcome.init)
+        case (.race(var race), .race(let command)):
+            let result = race.apply(command, context: context)
+            self = .race(race)
+            return result.map { GameOutcome(views: $0.views, events: $0.events) }
         default:
             return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
         }
@@ -54,18 +74,22 @@ enum AnyGame: Sendable {
     static func create(kind: GameKind, options: JSON, time: Double,
                        random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
         switch kind {
-        case .klondike:
+        case .klondike, .race:
             var fields = try KlondikeOptionFields(options)
+            var stored: [(key: String, value: JSON)] = []
+            if kind == .race {
+                let seats = try RaceSeats.read(options)
+                stored.append(("seats", .int(seats)))
+            }
             if fields.deal == nil {
                 let seed = Int(random.next() >> 11)  // 53 bits, the protocol's seed range
                 fields.deal = .seed(UInt64(seed))
                 fields.allFields.append(("seed", .int(seed)))
             }
-            let entropy = random.next()
-            var stored = fields.allFields
-            if fields.draw == nil { stored.insert(("draw", 1), at: 0) }
-            stored.append(("entropy", .int(Int(bitPattern: UInt(entropy)))))
-            return (try restore(kind: .klondike, options: .object(stored), time: time), .object(stored))
+            stored += fields.allFields
+            if fields.draw == nil { stored.insert(("draw", 1), at: kind == .race ? 1 : 0) }
+            stored.append(("entropy", .int(Int(bitPattern: UInt(random.next())))))
+            return (try restore(kind: kind, options: .object(stored), time: time), .object(stored))
         case .plane:
             var stored: [(key: String, value: JSON)] = []
             for name in ["width", "height"] {
@@ -93,11 +117,18 @@ enum AnyGame: Sendable {
             switch kind {
             case .klondike:
                 let fields = try KlondikeOptionFields(options)
-                let entropy = UInt64(bitPattern: Int64(options["entropy"]?.intValue ?? 0))
                 let klondike = try Klondike(
-                    options: KlondikeOptions(draw: fields.draw ?? 1, deal: fields.deal ?? .seed(0), entropy: entropy),
+                    options: KlondikeOptions(draw: fields.draw ?? 1, deal: fields.deal ?? .seed(0),
+                                             entropy: entropy(options)),
                     time: time)
                 return .klondike(klondike)
+            case .race:
+                let fields = try KlondikeOptionFields(options)
+                let race = try Race(
+                    options: RaceOptions(seats: try RaceSeats.read(options), draw: fields.draw ?? 1,
+                                         deal: fields.deal ?? .seed(0), entropy: entropy(options)),
+                    time: time)
+                return .race(race)
             case .plane:
                 let plane = try Plane(options: PlaneOptions(
                     width: options["width"]?.doubleValue ?? 1024,
@@ -113,4 +144,38 @@ enum AnyGame: Sendable {
             throw .bad("\(error)")
         }
     }
+
+    private static func entropy(_ options: JSON) -> UInt64 {
+        UInt64(bitPattern: Int64(options["entropy"]?.intValue ?? 0))
+    }
+}
+
+/// A race's `seats` option: 2 to 8, default 2.
+enum RaceSeats {
+    static func read(_ options: JSON) throws(ProtocolError) -> Int {
+        guard let raw = options["seats"], raw != .null else { return 2 }
+        guard let seats = raw.intValue, RaceOptions.seatRange.contains(seats) else {
+            throw .bad("seats must be an integer from \(RaceOptions.seatRange.lowerBound) to \(RaceOptions.seatRange.upperBound)")
+        }
+        return seats
+    }
+}
+
+/// What an accepted command changed, per view: every game but a race has one view, the
+/// spectators', which its players share. Each view's diff is encoded once.
+struct GameOutcome: Sendable {
+    var views: [RaceViewDiff]
+    var events: [GameEvent]
+
+    init(views: [RaceViewDiff], events: [GameEvent]) {
+        self.views = views
+        self.events = events
+    }
+
+    init(_ outcome: MoveOutcome) {
+        self.init(views: [RaceViewDiff(viewers: [.spectator], diff: outcome.diff)], events: outcome.events)
+    }
+
+    /// The spectators' diff: what storage keeps, and what every other view can be derived from.
+    var fullDiff: Diff { views.first { $0.viewers.contains(.spectator) }?.diff ?? Diff() }
 }

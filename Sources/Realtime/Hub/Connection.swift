@@ -1,3 +1,5 @@
+import Core
+
 /// A WebSocket connection, numbered by the server for its whole life.
 public typealias ConnectionID = UInt64
 
@@ -23,9 +25,11 @@ public final class Connection {
 struct Session {
     var room: GameRoom?
     var role: Role?
+    /// What it may see of its game: a seated racer's own view, otherwise the spectators'.
+    var view: RaceViewer = .spectator
     var bucket: TokenBucket
     var followsLobby = false
-    /// Its index in `room.recipients` once it receives the game's broadcasts; -1 before.
+    /// Its index in its room's audience for `view` once it receives broadcasts; -1 before.
     var recipientSlot = -1
     /// Set while the connection waits for something slow (a game loading, history read from
     /// storage, a solver); frames that arrive meanwhile are held and answered in order after.

@@ -57,7 +57,7 @@ enum GameLoader {
             switch game.apply(gameCommand, context: MoveContext(player: command.player, time: command.time)) {
             case .success(let outcome):
                 seq += 1
-                let text = ServerMessage.diff(game: stored.id, seq: seq, encodedOps: outcome.diff.encodedOps,
+                let text = ServerMessage.diff(game: stored.id, seq: seq, encodedOps: outcome.fullDiff.encodedOps,
                                               cause: cause.adding(by: command.player)).encoded
                 window.append(OutFrame(text), seq: seq)
                 if let clientID = command.clientID { applied.insert(clientID, seq: seq) }
@@ -79,7 +79,8 @@ enum GameLoader {
     static func replayable(_ command: JSON, kind: GameKind,
                            fail: (String) -> RestoreError) throws -> (GameCommand, JSON) {
         guard let type = command["type"]?.stringValue else { throw fail("no type") }
-        if type == "leave" { return (.plane(.leave), .object(["type": "leave"])) }
+        if type == "leave" && kind == .plane { return (.plane(.leave), .object(["type": "leave"])) }
+        if type == "start" && kind == .race { return (.race(.start), .object(["type": "start"])) }
         do {
             let parsed = try Gesture.parse(type: type, message: command, kind: kind)
             return (parsed.command, parsed.cause)

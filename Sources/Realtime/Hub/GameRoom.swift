@@ -21,9 +21,13 @@ final class GameRoom {
     private(set) var window: DiffWindow
     private(set) var appliedIDs: AppliedIDs
 
-    /// The connections that receive this game's broadcasts, each knowing its own slot.
-    private(set) var recipients: ContiguousArray<Connection> = []
+    /// The connections that receive this game's broadcasts, by what they may see (only a
+    /// race has more than the spectators' view), each knowing its own slot.
+    private(set) var audiences: [RaceViewer: ContiguousArray<Connection>] = [:]
     private(set) var memberCount = 0
+    /// A race's seats and who holds each now; the seats taken at least once since the deal.
+    private(set) var seatHolders: [String: Connection] = [:]
+    private(set) var seatsTaken: Set<String> = []
     private(set) var playerCount = 0
     private var nextPlayer = 1
     var presenceDirty = false
@@ -37,8 +41,10 @@ final class GameRoom {
     private var outboxHead = 0
 
     enum Output {
-        /// To every recipient at release time.
+        /// To every recipient at release time, whatever its view.
         case broadcast(OutFrame)
+        /// A diff, one frame per group of views (every game but a race has one view).
+        case viewBroadcast([(viewers: [RaceViewer], frame: OutFrame)])
         case reply(Connection, OutFrame)
         /// An acknowledgement. If the write it waits for fails, a state-changing command's
         /// (`isCommand`) becomes an `unavailable` error; any other is sent again after the rewind.
@@ -88,12 +94,13 @@ final class GameRoom {
 
     // MARK: Members
 
-    /// Counts a new member; a player gets the next player id.
-    func addMember(asPlayer: Bool) -> Role {
+    /// Counts a new member. A player gets the next player id, or in a race the seat given.
+    func addMember(asPlayer: Bool, seat: String? = nil) -> Role {
         memberCount += 1
         presenceDirty = true
         guard asPlayer else { return .spectator }
         playerCount += 1
+        if let seat { return .player(seat) }
         defer { nextPlayer += 1 }
         return .player("p\(nextPlayer)")
     }
@@ -101,68 +108,124 @@ final class GameRoom {
     func removeMember(_ connection: Connection) {
         memberCount -= 1
         if connection.session.role?.isPlayer == true { playerCount -= 1 }
+        if case .seat(let seat) = connection.session.view, seatHolders[seat] === connection { seatHolders[seat] = nil }
         presenceDirty = true
         unsubscribe(connection)
     }
 
     var spectatorCount: Int { memberCount - playerCount }
 
+    // MARK: Race seats
+
+    var seats: [String] {
+        if case .race(let race) = game { return race.seats }
+        return []
+    }
+
+    /// The seat a join takes: the one asked for if nobody (else) holds it, or the first free one.
+    func freeSeat(asked: String?, by connection: Connection) -> String? {
+        func free(_ seat: String) -> Bool { seatHolders[seat] == nil || seatHolders[seat] === connection }
+        if let asked { return seats.contains(asked) && free(asked) ? asked : nil }
+        return seats.first(where: free)
+    }
+
+    func take(seat: String, by connection: Connection) {
+        seatHolders[seat] = connection
+        seatsTaken.insert(seat)
+    }
+
+    /// Every seat has been taken once: the race may start.
+    var everySeatTaken: Bool { !seats.isEmpty && seatsTaken.count == seats.count }
+
+    // MARK: Recipients
+
     func subscribe(_ connection: Connection) {
         guard connection.session.recipientSlot < 0 else { return }
-        connection.session.recipientSlot = recipients.count
-        recipients.append(connection)
+        let view = connection.session.view
+        connection.session.recipientSlot = audiences[view, default: []].count
+        audiences[view, default: []].append(connection)
     }
 
     /// Swap-remove: O(1), and every recipient keeps knowing its slot.
     func unsubscribe(_ connection: Connection) {
         let slot = connection.session.recipientSlot
-        guard slot >= 0, slot < recipients.count, recipients[slot] === connection else { return }
-        let last = recipients.removeLast()
-        if slot < recipients.count {
-            recipients[slot] = last
+        let view = connection.session.view
+        guard slot >= 0, var audience = audiences[view], slot < audience.count, audience[slot] === connection else { return }
+        audiences[view] = nil  // keep the array unique while it changes
+        let last = audience.removeLast()
+        if slot < audience.count {
+            audience[slot] = last
             last.session.recipientSlot = slot
         }
+        if !audience.isEmpty { audiences[view] = audience }
         connection.session.recipientSlot = -1
     }
 
+    /// Everyone who receives broadcasts, whatever their view.
+    var allRecipients: [Connection] { audiences.values.flatMap { $0 } }
+
     // MARK: Commands
 
-    /// Records an applied command's diff; returns the diff message frame.
-    func record(diff: Diff, cause: JSON, clientID: String?, time: Double) -> OutFrame {
+    /// Records an applied command: bumps seq, keeps the spectators' diff in the window, and
+    /// returns one frame per group of views (the spectators' group first) for the broadcast.
+    func record(_ outcome: GameOutcome, cause: JSON, clientID: String?, time: Double)
+        -> [(viewers: [RaceViewer], frame: OutFrame)] {
         seq += 1
-        let frame = ServerMessage.diff(game: id, seq: seq, encodedOps: diff.encodedOps, cause: cause).frame
-        window.append(frame, seq: seq)
+        var frames: [(viewers: [RaceViewer], frame: OutFrame)] = []
+        var full: OutFrame?
+        for view in outcome.views {
+            let frame = ServerMessage.diff(game: id, seq: seq, encodedOps: view.diff.encodedOps, cause: cause).frame
+            if view.viewers.contains(.spectator) {
+                full = frame
+                frames.insert((view.viewers, frame), at: 0)
+            } else {
+                frames.append((view.viewers, frame))
+            }
+        }
+        window.append(full ?? ServerMessage.diff(game: id, seq: seq, encodedOps: outcome.fullDiff.encodedOps,
+                                                 cause: cause).frame, seq: seq)
         if let clientID { appliedIDs.insert(clientID, seq: seq) }
         updated = time
-        return frame
-    }
-
-    /// The snapshot of the current state, encoded once per seq however many join.
-    func snapshotFrame() -> OutFrame {
-        if let cached = snapshotCache, cached.seq == seq { return cached.frame }
-        let frame = ServerMessage.snapshot(game: id, kind: kind, seq: seq, state: game.publicState).frame
-        snapshotCache = (seq, frame)
-        return frame
-    }
-
-    private var snapshotCache: (seq: Int, frame: OutFrame)?
-
-    /// The state at seq 0, rebuilt from the stored options (replays are rare: not kept in memory).
-    func initialSnapshotFrame() -> OutFrame {
-        let state = (try? AnyGame.restore(kind: kind, options: options, time: created))?.publicState ?? game.publicState
-        return ServerMessage.snapshot(game: id, kind: kind, seq: 0, state: state).frame
-    }
-
-    /// The `show` drawing of the current state, drawn once per seq however often it is asked for.
-    var textBoardFrames: [OutFrame] {
-        if let cached = textBoardCache, cached.seq == seq { return cached.frames }
-        let header = "\(kind.rawValue) \(id)  seq \(seq)  \(game.status)"
-        let frames = ([header] + game.textBoard).map(OutFrame.init)
-        textBoardCache = (seq, frames)
         return frames
     }
 
-    private var textBoardCache: (seq: Int, frames: [OutFrame])?
+    /// A stored or remembered diff (the spectators' form) as `viewer` may see it: a seated
+    /// racer's copy hides rivals' cards, derived from the full diff by its paths.
+    func frame(_ full: OutFrame, for viewer: RaceViewer) -> OutFrame {
+        guard kind == .race, case .seat = viewer,
+              let message = try? JSONText.parse(full.text), let seq = message["seq"]?.intValue,
+              let ops = message["ops"]?.arrayValue, let cause = message["cause"] else { return full }
+        let diff = Diff(ops.compactMap(PatchOp.init(json:)))
+        return ServerMessage.diff(game: id, seq: seq, encodedOps: RaceView.diff(diff, for: viewer).encodedOps,
+                                  cause: cause).frame
+    }
+
+    /// The snapshot of the current state as `viewer` sees it, encoded once per seq however many join.
+    func snapshotFrame(for viewer: RaceViewer = .spectator) -> OutFrame {
+        if let cached = snapshotCache[viewer], cached.seq == seq { return cached.frame }
+        let frame = ServerMessage.snapshot(game: id, kind: kind, seq: seq, state: game.publicState(for: viewer)).frame
+        snapshotCache[viewer] = (seq, frame)
+        return frame
+    }
+
+    private var snapshotCache: [RaceViewer: (seq: Int, frame: OutFrame)] = [:]
+
+    /// The state at seq 0, rebuilt from the stored options (replays are rare: not kept in memory).
+    func initialSnapshotFrame(for viewer: RaceViewer = .spectator) -> OutFrame {
+        let initial = (try? AnyGame.restore(kind: kind, options: options, time: created)) ?? game
+        return ServerMessage.snapshot(game: id, kind: kind, seq: 0, state: initial.publicState(for: viewer)).frame
+    }
+
+    /// The `show` drawing of the current state, drawn once per seq and view however often it is asked for.
+    func textBoardFrames(for viewer: RaceViewer = .spectator) -> [OutFrame] {
+        if let cached = textBoardCache[viewer], cached.seq == seq { return cached.frames }
+        let header = "\(kind.rawValue) \(id)  seq \(seq)  \(game.status)"
+        let frames = ([header] + game.textBoard(for: viewer)).map(OutFrame.init)
+        textBoardCache[viewer] = (seq, frames)
+        return frames
+    }
+
+    private var textBoardCache: [RaceViewer: (seq: Int, frames: [OutFrame])] = [:]
 
     // MARK: Output
 
@@ -227,13 +290,14 @@ final class GameRoom {
         }
         appliedIDs = loaded.appliedIDs
         nextPlayer = max(nextPlayer, loaded.nextPlayer)
-        snapshotCache = nil
-        textBoardCache = nil
+        snapshotCache = [:]
+        textBoardCache = [:]
     }
 
     var lobbyEntry: LobbyEntry {
         LobbyEntry(game: id, kind: kind, status: game.status, seq: seq, players: playerCount,
-                   spectators: spectatorCount, created: created, updated: updated)
+                   spectators: spectatorCount, created: created, updated: updated,
+                   seats: kind == .race ? seats.count : nil)
     }
 
     var storedGame: StoredGame {

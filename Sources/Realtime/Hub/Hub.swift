@@ -214,11 +214,11 @@ public final class Hub {
                 note(connection)
             case .reply(let connection, _), .subscribe(let connection):
                 note(connection)
-            case .broadcast, .afterDurable:
+            case .broadcast, .viewBroadcast, .afterDurable:
                 break
             }
         }
-        for connection in room.recipients { note(connection) }
+        for connection in room.allRecipients { note(connection) }
         for (token, catchUp) in historyReads where catchUp.room === room {
             historyReads[token] = nil
             note(catchUp.connection)
@@ -314,7 +314,7 @@ public final class Hub {
                 if let role = connection.session.role {
                     send(ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq).frame, to: connection)
                 }
-                send(room.snapshotFrame(), to: connection)
+                send(room.snapshotFrame(for: connection.session.view), to: connection)
                 for (acked, id) in rewind.acks where acked === connection {
                     send(ServerMessage.ack(id: id, seq: room.seq).frame, to: connection)
                 }
@@ -342,7 +342,7 @@ public final class Hub {
         guard connection.session.isOpen, connection.session.room === catchUp.room,
               connection.session.wait == .history(token: token) else { return [] }
         let room = catchUp.room
-        for text in frames { room.enqueue(.reply(connection, OutFrame(text))) }
+        for text in frames { room.enqueue(.reply(connection, room.frame(OutFrame(text), for: connection.session.view))) }
         catchUp.after += frames.count
         continueCatchUp(catchUp, token: token, storageHadMore: !frames.isEmpty, now: now)
         return takeActions()
@@ -480,10 +480,10 @@ public final class Hub {
     private func handle(_ connection: Connection, _ request: ClientRequest, now: Double, arrival: ContinuousClock.Instant?) {
         switch request.command {
         case .create(let kind, let options): create(connection, kind: kind, options: options, requestID: request.id, now: now)
-        case .join(let game, let token, let since):
-            enter(connection, game: game, token: token, since: since, replay: false, request: request, now: now)
+        case .join(let game, let token, let since, let seat):
+            enter(connection, game: game, token: token, seat: seat, since: since, replay: false, request: request, now: now)
         case .watch(let game, let since, let replay):
-            enter(connection, game: game, token: nil, since: since, replay: replay, request: request, now: now)
+            enter(connection, game: game, token: nil, seat: nil, since: since, replay: replay, request: request, now: now)
         case .leave: leave(connection, requestID: request.id, now: now)
         case .list(let follow): list(connection, follow: follow, requestID: request.id)
         case .show: show(connection, requestID: request.id)
@@ -515,12 +515,12 @@ public final class Hub {
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
         leaveGame(connection, now: now)
         room.enqueue(.reply(connection, ServerMessage.created(game: gameID, token: token).frame))
-        admit(connection, to: room, asPlayer: true, since: nil, replay: false, requestID: requestID, isCreation: true,
-              now: now)
+        admit(connection, to: room, asPlayer: true, seat: room.kind == .race ? room.seats.first : nil, since: nil,
+              replay: false, requestID: requestID, isCreation: true, now: now)
     }
 
-    private func enter(_ connection: Connection, game gameID: String, token: String?, since: Int?, replay: Bool,
-                       request: ClientRequest, now: Double) {
+    private func enter(_ connection: Connection, game gameID: String, token: String?, seat: String?, since: Int?,
+                       replay: Bool, request: ClientRequest, now: Double) {
         guard let room = rooms[gameID] else {
             guard isPlausibleGameID(gameID) else {
                 reply(connection, error: ProtocolError(.notFound, "no game \(gameID)"), requestID: request.id)
@@ -537,8 +537,20 @@ public final class Hub {
             reply(connection, error: ProtocolError(.forbidden, "wrong token for \(gameID)"), requestID: request.id)
             return
         }
+        var raceSeat: String?
+        if token != nil && room.kind == .race {
+            // A race seats each player at a table of their own; a dropped player takes theirs back by name.
+            guard let free = room.freeSeat(asked: seat, by: connection) else {
+                let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this race has no seat \($0)" }
+                    ?? "every seat of this race is held"
+                reply(connection, error: ProtocolError(.forbidden, why), requestID: request.id)
+                return
+            }
+            raceSeat = free
+        }
         leaveGame(connection, now: now)
-        admit(connection, to: room, asPlayer: token != nil, since: since, replay: replay, requestID: request.id, now: now)
+        admit(connection, to: room, asPlayer: token != nil, seat: raceSeat, since: since, replay: replay,
+              requestID: request.id, now: now)
     }
 
     private func load(_ gameID: String, for waiter: Waiter) {
@@ -565,27 +577,41 @@ public final class Hub {
     /// Makes a connection a member: `joined`, then its state (a snapshot, the diffs after
     /// `since`, or the deal and every diff for a replay), then the ack. Diffs older than
     /// the window come from storage first; the connection waits meanwhile.
-    private func admit(_ connection: Connection, to room: GameRoom, asPlayer: Bool, since: Int?, replay: Bool,
-                       requestID: JSON?, isCreation: Bool = false, now: Double) {
-        let role = room.addMember(asPlayer: asPlayer)
+    private func admit(_ connection: Connection, to room: GameRoom, asPlayer: Bool, seat: String? = nil, since: Int?,
+                       replay: Bool, requestID: JSON?, isCreation: Bool = false, now: Double) {
+        let role = room.addMember(asPlayer: asPlayer, seat: seat)
         connection.session.room = room
         connection.session.role = role
+        connection.session.view = seat.map(RaceViewer.seat) ?? .spectator
+        if let seat { room.take(seat: seat, by: connection) }
         memberless[room.id] = nil
         queuePresence(room)
         room.enqueue(.reply(connection, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq).frame))
         let after: Int
+        let view = connection.session.view
         if replay {
-            room.enqueue(.reply(connection, room.initialSnapshotFrame()))
+            room.enqueue(.reply(connection, room.initialSnapshotFrame(for: view)))
             after = 0
         } else if let since, since <= room.seq {
             after = since
         } else {
-            room.enqueue(.reply(connection, room.snapshotFrame()))
+            room.enqueue(.reply(connection, room.snapshotFrame(for: view)))
             after = room.seq
         }
         continueCatchUp(HistoryCatchUp(connection: connection, room: room, after: after, requestID: requestID,
                                        isCreation: isCreation),
                         token: nil, storageHadMore: true, now: now)
+        startRaceIfEverySeatWasTaken(room, now: now)
+    }
+
+    /// A race starts once every seat has been taken (PROTOCOL section 13): the server issues
+    /// `start`, stored like any command so a replay starts it at the same seq.
+    private func startRaceIfEverySeatWasTaken(_ room: GameRoom, now: Double) {
+        guard case .race(let race) = room.game, race.phase == .waiting, room.everySeatTaken else { return }
+        let cause: JSON = .object(["type": "start"])
+        _ = apply(.race(.start), cause: cause, stored: cause, player: "server", in: room, clientID: nil, now: now,
+                  arrival: nil)
+        release(room)
     }
 
     /// Sends the diffs after `catchUp.after` from the window if it holds them, else asks
@@ -594,7 +620,7 @@ public final class Hub {
         let connection = catchUp.connection
         let room = catchUp.room
         if let frames = room.window.frames(after: catchUp.after) {
-            for frame in frames { room.enqueue(.reply(connection, frame)) }
+            for frame in frames { room.enqueue(.reply(connection, room.frame(frame, for: connection.session.view))) }
             if let requestID = catchUp.requestID {
                 room.enqueue(.ack(connection, id: requestID, seq: room.seq, isCommand: catchUp.isCreation))
             }
@@ -669,7 +695,7 @@ public final class Hub {
             reply(connection, error: ProtocolError(.notJoined, "show needs a game: join or watch one"), requestID: requestID)
             return
         }
-        for line in room.textBoardFrames { room.enqueue(.reply(connection, line)) }
+        for line in room.textBoardFrames(for: connection.session.view) { room.enqueue(.reply(connection, line)) }
         if let requestID { room.enqueue(.ack(connection, id: requestID, seq: room.seq, isCommand: false)) }
         release(room)
     }
@@ -679,8 +705,13 @@ public final class Hub {
             reply(connection, error: ProtocolError(.notJoined, "hint needs a game: join or watch one"), requestID: requestID)
             return
         }
-        guard case .klondike(let klondike) = room.game else {
+        guard room.kind != .plane else {
             reply(connection, error: ProtocolError(.unknownType, "plane has no hint"), requestID: requestID)
+            return
+        }
+        guard let klondike = room.game.klondikeTable(for: connection.session.view) else {
+            reply(connection, error: ProtocolError(.forbidden, "hints in a race are for a seated player's own table"),
+                  requestID: requestID)
             return
         }
         let hint = klondike.hint()
@@ -755,16 +786,16 @@ public final class Hub {
     /// and the command goes to storage. Nothing changes if the game refuses it.
     private func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom,
                        clientID: String?, now: Double, arrival: ContinuousClock.Instant?) -> Result<Void, GameError> {
-        let outcome: MoveOutcome
+        let outcome: GameOutcome
         switch room.game.apply(command, context: MoveContext(player: player, time: now)) {
         case .success(let result): outcome = result
         case .failure(let error): return .failure(error)
         }
-        let frame = room.record(diff: outcome.diff, cause: cause.adding(by: player), clientID: clientID, time: now)
+        let frames = room.record(outcome, cause: cause.adding(by: player), clientID: clientID, time: now)
         let row = StoredCommand(game: room.id, seq: room.seq, command: stored, player: player, clientID: clientID,
-                                time: now, diff: frame.text)
+                                time: now, diff: frames.first?.frame.text)
         store(StoreBatch(games: [room.storedGame], commands: [row]), for: room)
-        room.enqueue(.broadcast(frame), arrival: arrival)
+        room.enqueue(.viewBroadcast(frames), arrival: arrival)
         for event in outcome.events {
             room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))
         }
@@ -797,7 +828,18 @@ public final class Hub {
         room.release(committed: committed) { output, arrival in
             switch output {
             case .broadcast(let frame):
-                if !room.recipients.isEmpty { actions.append(.broadcast(frame, to: room.recipients, arrival: arrival)) }
+                for audience in room.audiences.values {
+                    actions.append(.broadcast(frame, to: audience, arrival: arrival))
+                }
+            case .viewBroadcast(let frames):
+                var first = true
+                for (viewers, frame) in frames {
+                    for viewer in viewers {
+                        guard let audience = room.audiences[viewer] else { continue }
+                        actions.append(.broadcast(frame, to: audience, arrival: first ? arrival : nil))
+                        first = false
+                    }
+                }
             case .reply(let connection, let frame):
                 deliver(frame, to: connection)
             case .ack(let connection, let id, let seq, _):

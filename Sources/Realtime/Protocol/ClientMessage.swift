@@ -32,7 +32,7 @@ public struct ProtocolError: Error, Sendable, Equatable {
 }
 
 public enum GameKind: String, Sendable, CaseIterable {
-    case klondike, plane
+    case klondike, plane, race
 }
 
 /// A client message after the envelope checks: its id and what it asks.
@@ -44,7 +44,8 @@ public struct ClientRequest: Sendable, Equatable {
 
 public enum ClientCommand: Sendable, Equatable {
     case create(kind: GameKind, options: JSON)
-    case join(game: String, token: String, since: Int?)
+    /// `seat`: in a race, the seat to take back (`p2`); otherwise the first free one.
+    case join(game: String, token: String, since: Int?, seat: String? = nil)
     /// `replay`: a snapshot of seq 0 first, then every diff (an extension: see docs/PROTOCOL.md).
     case watch(game: String, since: Int?, replay: Bool = false)
     case leave
@@ -118,14 +119,20 @@ public enum ClientMessageParser {
         switch type {
         case "create":
             guard let kindName = message["kind"]?.stringValue else { throw .bad("create needs a kind") }
-            guard let kind = GameKind(rawValue: kindName) else { throw .bad("unknown kind \(kindName): klondike or plane") }
+            guard let kind = GameKind(rawValue: kindName) else { throw .bad("unknown kind \(kindName): klondike, plane or race") }
             let options = message["options"] ?? .object([])
             guard case .object = options else { throw .bad("options must be an object") }
             return .create(kind: kind, options: options)
         case "join":
             let game = try gameID(message)
             guard let token = message["token"]?.stringValue else { throw .bad("join needs a token") }
-            return .join(game: game, token: token, since: try since(message))
+            var seat: String?
+            switch message["seat"] {
+            case nil, .null?: break
+            case .string(let name)?: seat = name
+            default: throw .bad("seat must be a seat name such as p2")
+            }
+            return .join(game: game, token: token, since: try since(message), seat: seat)
         case "watch":
             let replay: Bool
             switch message["replay"] {

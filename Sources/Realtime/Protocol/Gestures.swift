@@ -4,6 +4,7 @@ import Core
 enum GameCommand: Sendable, Equatable {
     case klondike(KlondikeCommand)
     case plane(PlaneCommand)
+    case race(RaceCommand)
 }
 
 /// A game command with the two JSON forms the server keeps of it.
@@ -33,8 +34,8 @@ enum Gesture: String, CaseIterable, Sendable {
 
     var kinds: [GameKind] {
         switch self {
-        case .tap, .doubleTap, .drag, .reset: return [.klondike, .plane]
-        case .undo: return [.klondike]
+        case .tap, .doubleTap, .drag, .reset: return [.klondike, .plane, .race]
+        case .undo: return [.klondike, .race]
         case .add, .color, .alpha: return [.plane]
         }
     }
@@ -71,7 +72,20 @@ enum Gesture: String, CaseIterable, Sendable {
         switch kind {
         case .klondike: return try readKlondike(message)
         case .plane: return try readPlane(message)
+        case .race: return try readRace(message)
         }
+    }
+
+    /// A race's gestures are Klondike's, on the sender's own table; its reset deals a new race.
+    private func readRace(_ message: JSON) throws(ProtocolError) -> ParsedGesture {
+        var parsed = try readKlondike(message)
+        guard case .klondike(let command) = parsed.command else { return parsed }
+        if case .reset(let options) = command {
+            parsed.command = .race(.reset(options))
+        } else {
+            parsed.command = .race(.table(command))
+        }
+        return parsed
     }
 
     private func readKlondike(_ message: JSON) throws(ProtocolError) -> ParsedGesture {

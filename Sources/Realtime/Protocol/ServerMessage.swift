@@ -110,13 +110,17 @@ public struct LobbyEntry: Sendable, Equatable {
     public var spectators: Int
     public var created: Double
     public var updated: Double
+    /// A race's number of seats (nil for other kinds).
+    public var seats: Int?
 
     var json: JSON {
-        .object([
-            "game": .string(game), "kind": .string(kind.rawValue), "status": .string(status), "seq": .int(seq),
-            "players": .int(players), "spectators": .int(spectators),
-            "created": .string(RFC3339.format(created)), "updated": .string(RFC3339.format(updated)),
-        ])
+        var pairs: [(key: String, value: JSON)] = [
+            ("game", .string(game)), ("kind", .string(kind.rawValue)), ("status", .string(status)), ("seq", .int(seq)),
+            ("players", .int(players)), ("spectators", .int(spectators)),
+            ("created", .string(RFC3339.format(created))), ("updated", .string(RFC3339.format(updated))),
+        ]
+        if let seats { pairs.append(("seats", .int(seats))) }
+        return .object(pairs)
     }
 
     /// The lobby's order: most spectators first, then the most recent activity.

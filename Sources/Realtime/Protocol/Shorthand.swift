@@ -20,12 +20,19 @@ enum Shorthand {
         if let gesture = Gesture(rawValue: verb) { return try gesture.shorthand(args) }
         switch verb {
         case "create":
-            guard let kind = args.first else { throw usage("create klondike|plane [key=value ...]") }
+            guard let kind = args.first else { throw usage("create klondike|plane|race [key=value ...]") }
             return .object(["type": "create", "kind": .string(kind), "options": try keyValues(Array(args.dropFirst()))])
         case "join":
-            guard args.count == 2 || args.count == 3 else { throw usage("join GAME TOKEN [SINCE]") }
-            var pairs: [(key: String, value: JSON)] = [("type", "join"), ("game", .string(args[0])), ("token", .string(args[1]))]
-            if args.count == 3 { pairs.append(("since", try integer(args[2], "SINCE"))) }
+            var rest = args
+            var seat: String?
+            if let last = rest.last, last.hasPrefix("seat=") {
+                seat = String(last.dropFirst(5))
+                rest.removeLast()
+            }
+            guard rest.count == 2 || rest.count == 3 else { throw usage("join GAME TOKEN [SINCE] [seat=pN]") }
+            var pairs: [(key: String, value: JSON)] = [("type", "join"), ("game", .string(rest[0])), ("token", .string(rest[1]))]
+            if rest.count == 3 { pairs.append(("since", try integer(rest[2], "SINCE"))) }
+            if let seat { pairs.append(("seat", .string(seat))) }
             return .object(pairs)
         case "watch":
             guard args.count == 1 || args.count == 2 else { throw usage("watch GAME [SINCE]") }
