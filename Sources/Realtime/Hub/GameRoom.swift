@@ -250,8 +250,10 @@ final class GameRoom {
         compactOutbox()
     }
 
-    /// Takes out every output gated on `ticket` or later: their write failed.
+    /// Takes out every output gated on `ticket` or later: their write failed. What is
+    /// queued from now on waits only for what is left.
     func discardOutput(fromTicket ticket: UInt64) -> [Output] {
+        lastTicket = min(lastTicket, ticket - 1)
         var kept: [Pending] = []
         var dropped: [Output] = []
         for pending in outbox[outboxHead...] {

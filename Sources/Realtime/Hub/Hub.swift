@@ -244,6 +244,8 @@ public final class Hub {
         /// Other acks that were not sent yet: sent again once the game is back.
         var acks: [(Connection, JSON)] = []
         var members: [Connection] = []
+        /// Joins and watches that arrived meanwhile: answered from the rebuilt game.
+        var waiters: [Connection] = []
     }
 
     private var rewinding: [String: Rewind] = [:]
@@ -300,6 +302,12 @@ public final class Hub {
 
     private func finishRewind(_ rewind: Rewind, _ result: LoadResult, now: Double) {
         let room = rewind.room
+        defer {
+            for waiter in rewind.waiters where waiter.session.wait == .rewind(room.id) {
+                waiter.session.wait = nil
+                resume(waiter, now: now)
+            }
+        }
         let lost = ProtocolError.unavailable("storage failed, so this command was not applied: \(rewind.reason)")
         for (connection, id) in rewind.failedAcks where connection.session.isOpen {
             metricError(.unavailable)
@@ -521,6 +529,14 @@ public final class Hub {
 
     private func enter(_ connection: Connection, game gameID: String, token: String?, seat: String?, since: Int?,
                        replay: Bool, request: ClientRequest, now: Double) {
+        if rewinding[gameID] != nil {
+            // Being rebuilt after a failed write: answered once it is back as storage has it.
+            connection.session.held.insert(HeldRequest(parsed: .request(request), arrival: nil),
+                                           at: connection.session.heldHead)
+            connection.session.wait = .rewind(gameID)
+            rewinding[gameID]?.waiters.append(connection)
+            return
+        }
         guard let room = rooms[gameID] else {
             guard isPlausibleGameID(gameID) else {
                 reply(connection, error: ProtocolError(.notFound, "no game \(gameID)"), requestID: request.id)

@@ -70,6 +70,9 @@ final class Listener {
             // lws makes an adopted socket non-blocking itself.
             let fd = Glibc.accept(descriptor, nil, nil)
             guard fd >= 0 else { break }  // EAGAIN: nothing left; EMFILE and the like: try next iteration
+            // What lws's own listener would do: small frames leave at once, not when the last one is acked.
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             count += 1
             body(fd)
         }
