@@ -48,6 +48,8 @@ let package = Package(
         // Benchmark of durable storage: moves per second and commit latency.
         .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench"),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
+        // Fills a data directory with resting games, for Benchmarks/resting (start-up and first-watch times).
+        .executableTarget(name: "rest-seed", dependencies: ["Realtime", "Core"], path: "Benchmarks/rest-seed"),
         .testTarget(name: "StorageTests", dependencies: ["Realtime", "Core"]),
     ],
     swiftLanguageModes: [.v6]

@@ -38,6 +38,7 @@ public final class BoardcastServer {
         case history(UInt64, [String])
         case commandFound(UInt64, Int?)
         case listed(UInt64, [StoredGame]?)
+        case integrity([String])
     }
 
     private let options: ServerOptions
@@ -57,6 +58,8 @@ public final class BoardcastServer {
     private var stopDeadline = Date.distantFuture
     /// Set while storage writes fail, until one succeeds: `/healthz` says so.
     private var storageProblem: String?
+    /// Set for good when the background integrity check finds damage.
+    private var damage: String?
 
     public init(options: ServerOptions, logger: Logger) throws {
         self.options = options
@@ -119,6 +122,10 @@ public final class BoardcastServer {
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
         timer.resume()
         ticker = timer
+        if store.integrityCheckDeferred {
+            let store = self.store
+            read { .integrity((try? store.integrityProblems()) ?? ["the integrity check could not read the file"]) }
+        }
         while !(stopping && keepalive.count == 0) {
             lws.runOnce()
             if stopping && Date() > stopDeadline { break }
@@ -256,6 +263,7 @@ extension BoardcastServer: LWSEvents {
         switch path {
         case "/healthz":
             if stopping { return .text(503, "stopping\n") }
+            if let damage { return .text(503, "\(damage)\n") }
             if let storageProblem { return .text(503, "storage failing: \(storageProblem)\n") }
             return .text(200, "ok\n")
         case "/metrics":
@@ -305,6 +313,14 @@ extension BoardcastServer: LWSEvents {
             case .history(let token, let frames): perform(hub.historyRead(token: token, frames: frames, now: now))
             case .commandFound(let token, let seq): perform(hub.commandFound(token: token, seq: seq, now: now))
             case .listed(let token, let games): perform(hub.storedGamesListed(token: token, games: games))
+            case .integrity(let problems):
+                if problems.isEmpty {
+                    logger.info("background integrity check of the game database: ok")
+                } else {
+                    damage = "the game database is damaged: " + problems.prefix(4).joined(separator: "; ")
+                    logger.critical("the game database is damaged; stop the server and restore a backup",
+                                    metadata: ["quick_check": "\(problems.prefix(4).joined(separator: "; "))"])
+                }
             }
         }
         if highest > 0 { perform(hub.committed(upTo: highest)) }

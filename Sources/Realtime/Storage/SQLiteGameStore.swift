@@ -44,7 +44,7 @@ public final class SQLiteGameStore: GameStore {
             path: URL(fileURLWithPath: directory).appendingPathComponent(Self.lockFileName).path,
             directory: directory)
         // Checked read-only before DatabasePool opens it: the pool writes at once (WAL set-up).
-        try Self.checkExistingFile(at: path)
+        let checked = try Self.checkExistingFile(at: path)
         let pool: GRDB.DatabasePool
         do {
             var configuration = GRDB.Configuration()
@@ -64,13 +64,29 @@ public final class SQLiteGameStore: GameStore {
         self.durability = durability
         self.database = pool
         self.lock = lock
+        self.integrityCheckDeferred = !checked
     }
+
+    /// The file was too large to read whole before serving (start-up must not grow with the
+    /// stored games): `integrityProblems()` should run in the background soon after.
+    public let integrityCheckDeferred: Bool
+
+    /// `quick_check` over the whole file on a read connection: `[]` when it is sound.
+    public func integrityProblems() throws -> [String] {
+        let lines = try database.read { try Self.quickCheck($0) }
+        return lines == ["ok"] ? [] : lines
+    }
+
+    /// Files up to this size are read whole (`quick_check`) before the server serves:
+    /// about 0.1 s here. Larger ones are checked in the background.
+    static let fullCheckLimit = 64 * 1024 * 1024
 
     private init(memory: GRDB.DatabaseQueue) {
         self.path = ":memory:"
         self.durability = .normal
         self.database = memory
         self.lock = nil
+        self.integrityCheckDeferred = false
     }
 
     /// A store that keeps nothing past the process (`--data :memory:`), with the same behaviour otherwise.
@@ -285,13 +301,16 @@ public final class SQLiteGameStore: GameStore {
 
     // MARK: Opening safely
 
-    /// Looks at an existing file without writing to it: the header, then `quick_check`
-    /// and the migrations it records, on a read-only connection.
-    private static func checkExistingFile(at path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    /// Looks at an existing file without writing to it: the header, then `quick_check` (for a
+    /// file up to `fullCheckLimit`) and the migrations it records, on a read-only connection.
+    /// Returns whether the whole file was checked.
+    private static func checkExistingFile(at path: String) throws -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
         let header = try? handle.read(upToCount: 100) ?? Data()
+        let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
         try? handle.close()
-        guard let header, !header.isEmpty else { return }  // SQLite writes nothing until the first commit
+        guard let header, !header.isEmpty else { return true }  // SQLite writes nothing until the first commit
+        let wholeFile = size <= fullCheckLimit
         guard header.count == 100 else {
             throw StorageError.damaged(path: path, detail: "the file is only \(header.count) bytes long")
         }
@@ -305,7 +324,7 @@ public final class SQLiteGameStore: GameStore {
             defer { try? queue.close() }
             // No transaction: on a damaged file even its COMMIT can fail and hide the report.
             try queue.inDatabase { db in
-                let problems = try quickCheck(db)
+                let problems = wholeFile ? try quickCheck(db) : ["ok"]
                 if problems != ["ok"] {
                     throw StorageError.damaged(
                         path: path, detail: "quick_check: " + problems.prefix(4).joined(separator: "; "))
@@ -316,6 +335,7 @@ public final class SQLiteGameStore: GameStore {
                     throw StorageError.newerSchema(path: path, unknownMigrations: unknown.sorted())
                 }
             }
+            return wholeFile
         } catch let error as StorageError {
             throw error
         } catch {
