@@ -1,0 +1,196 @@
+/// Which moves the search tries from a position, and which it makes without trying the
+/// others. Each pruning below is one that cannot lose a win; the comment says why.
+extension SolverPosition {
+    /// The other-colour and twin foundations are far enough up that the card, once it may
+    /// go home, is always best sent there (see `isSafeHome`).
+    @inline(__always) func othersAllowHome(_ card: UInt8) -> Bool {
+        let rank = SolverCard.rank(card)
+        let suit = SolverCard.suit(card)
+        let (other1, other2) = SolverCard.otherColour(suit: suit)
+        return home(other1) >= rank - 1 && home(other2) >= rank - 1 && home(SolverCard.twin(suit: suit)) >= rank - 2
+    }
+
+    /// Sends home every card that is safe to send (see `isSafeHome`), again until none is,
+    /// recording each move on the path. Talon cards count when taking one out leaves every
+    /// other card as reachable as before: any card in draw 1; in draw 3 only the talon's last
+    /// card, and only when the waste's size does not reach cards an empty waste would not.
+    mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
+        var progress = true
+        while progress {
+            progress = false
+            for p in 0..<Self.pileCount where count[p] > 0 {
+                let c = topCard(p)
+                if isSafeHome(c) {
+                    path.append(apply(SolverMove(.tableauToFoundation, from: p, card: c)))
+                    progress = true
+                }
+            }
+            guard talonCount > 0 else { continue }
+            if draw == 1 {
+                var i = 0
+                while i < talonCount {
+                    let c = talon[i]
+                    if isSafeHome(c) {
+                        path.append(apply(SolverMove(.talonToFoundation, index: i, card: c)))
+                        progress = true
+                    } else {
+                        i += 1
+                    }
+                }
+            } else if wasteCount % draw == 0 || wasteCount == talonCount {
+                let c = talon[talonCount - 1]
+                if isSafeHome(c) {
+                    path.append(apply(SolverMove(.talonToFoundation, index: talonCount - 1, card: c)))
+                    progress = true
+                }
+            }
+        }
+    }
+
+    /// The moves worth trying from here, appended most promising first.
+    ///
+    /// Tableau runs move whole (from their lowest face-up card), except to uncover a card
+    /// that then goes home at once: any other part-run move only swaps which of two
+    /// same-colour cards of one rank is covered, which changes nothing but the foundations
+    /// those two could go to. A King never moves from the bottom of a pile to an empty pile,
+    /// and of several empty piles only the first is offered. A whole run leaves a pile empty
+    /// only when a King could take the space next: until then that move keeps.
+    func generateMoves(into moves: inout FlatStack<UInt32>) {
+        var firstEmpty = -1
+        for p in 0..<Self.pileCount where count[p] == 0 {
+            firstEmpty = p
+            break
+        }
+
+        // Tableau cards home that turn a card up or empty a pile.
+        for p in 0..<Self.pileCount {
+            let n = count[p]
+            if n > 0 && hidden[p] >= n - 1 && fitsHome(topCard(p)) {
+                moves.append(SolverMove(.tableauToFoundation, from: p, card: topCard(p)).raw)
+            }
+        }
+
+        // Whole runs that turn a card up, piles with most face-down cards first.
+        var order: UInt64 = 0  // pile numbers as 4-bit digits, most face-down cards first
+        var ordered = 0
+        for p in 0..<Self.pileCount where hidden[p] > 0 && count[p] > hidden[p] {
+            var k = ordered
+            while k > 0 {
+                let q = Int(order >> UInt64(4 * (k - 1)) & 15)
+                if hidden[q] >= hidden[p] { break }
+                order = order & ~(15 << UInt64(4 * k)) | UInt64(q) << UInt64(4 * k)
+                k -= 1
+            }
+            order = order & ~(15 << UInt64(4 * k)) | UInt64(p) << UInt64(4 * k)
+            ordered += 1
+        }
+        for k in 0..<ordered {
+            let p = Int(order >> UInt64(k * 4) & 15)
+            let h = hidden[p]
+            let base = card(p, h)
+            appendTableauTargets(for: base, from: p, index: h, firstEmpty: firstEmpty, into: &moves)
+        }
+
+        // Part of a run moves onto the twin of the card under it, which then goes home.
+        for p in 0..<Self.pileCount where count[p] > 1 {
+            var j = hidden[p]
+            while j < count[p] - 1 {
+                let under = card(p, j)
+                if fitsHome(under) {
+                    let twin = under ^ 3  // same rank, the other suit of the colour
+                    let target = Int(topPile[Int(twin)])
+                    if target >= 0 && target != p {
+                        moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: j + 1, card: card(p, j + 1), thenHome: true).raw)
+                    }
+                }
+                j += 1
+            }
+        }
+
+        // Stock and waste: every card taps can bring to the top.
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            let c = talon[i]
+            if fitsHome(c) { moves.append(SolverMove(.talonToFoundation, index: i, card: c).raw) }
+            if SolverCard.isKing(c) {
+                if firstEmpty >= 0 { moves.append(SolverMove(.talonToTableau, to: firstEmpty, index: i, card: c).raw) }
+            } else {
+                let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(c))
+                let up = UInt8(SolverCard.rank(c) + 1) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.talonToTableau, to: t1, index: i, card: c).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.talonToTableau, to: t2, index: i, card: c).raw) }
+            }
+        }
+
+        // Tableau cards home that uncover a face-up card.
+        for p in 0..<Self.pileCount {
+            let n = count[p]
+            if n > 0 && hidden[p] < n - 1 && fitsHome(topCard(p)) {
+                moves.append(SolverMove(.tableauToFoundation, from: p, card: topCard(p)).raw)
+            }
+        }
+
+        // Whole runs that empty a pile, when a King could take its place.
+        if firstEmpty < 0 && kingCouldMoveToSpace() {
+            for p in 0..<Self.pileCount where count[p] > 0 && hidden[p] == 0 && !SolverCard.isKing(card(p, 0)) {
+                appendTableauTargets(for: card(p, 0), from: p, index: 0, firstEmpty: -1, into: &moves)
+            }
+        }
+
+        // A card back down from its foundation (not one that would go straight back up).
+        for suit in 0..<4 {
+            let k = home(suit)
+            guard k > 0 else { continue }
+            let c = UInt8((k - 1) << 2 | suit)
+            guard !othersAllowHome(c) else { continue }
+            if SolverCard.isKing(c) {
+                if firstEmpty >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: firstEmpty, card: c).raw) }
+            } else {
+                let (s1, s2) = SolverCard.otherColour(suit: suit)
+                let up = UInt8(SolverCard.rank(c) + 1) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: c).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: c).raw) }
+            }
+        }
+    }
+
+    /// A run whose lowest card is `base` (at `index` of pile `from`) onto every pile it fits.
+    @inline(__always) private func appendTableauTargets(
+        for base: UInt8, from p: Int, index: Int, firstEmpty: Int, into moves: inout FlatStack<UInt32>
+    ) {
+        if SolverCard.isKing(base) {
+            if firstEmpty >= 0 && index > 0 {
+                moves.append(SolverMove(.tableauToTableau, from: p, to: firstEmpty, index: index, card: base).raw)
+            }
+            return
+        }
+        let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(base))
+        let up = UInt8(SolverCard.rank(base) + 1) << 2
+        let t1 = Int(topPile[Int(up | UInt8(s1))])
+        if t1 >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: t1, index: index, card: base).raw) }
+        let t2 = Int(topPile[Int(up | UInt8(s2))])
+        if t2 >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: t2, index: index, card: base).raw) }
+    }
+
+    /// Could some King move into an empty pile right now: one taps bring up, one on a
+    /// foundation, or one heading a run above face-down cards.
+    private func kingCouldMoveToSpace() -> Bool {
+        for p in 0..<Self.pileCount where hidden[p] > 0 && count[p] > hidden[p] && SolverCard.isKing(card(p, hidden[p])) {
+            return true
+        }
+        for suit in 0..<4 where home(suit) == 13 { return true }
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            if SolverCard.isKing(talon[i]) { return true }
+        }
+        return false
+    }
+}
