@@ -1,6 +1,6 @@
 // How often seeded Klondike deals are winnable, and how fast the solver decides them.
 //
-//     swift run -c release solver-bench [--seeds N] [--draw 1|3] [--budget NODES] [--first SEED] [--show-undecided]
+//     swift run -c release solver-bench [--seeds N] [--draw 1|3] [--budget NODES] [--first SEED] [--show-undecided] [--verbose]
 //
 // Deals seeds FIRST ..< FIRST+N (default 0 ..< 10,000) with the protocol's SplitMix64
 // shuffle and solves each from the deal, in draw 1 and draw 3 unless --draw names one.
@@ -20,6 +20,7 @@ struct Options {
     var budget = KlondikeSolver.defaultBudget
     var first: UInt64 = 0
     var showUndecided = false
+    var verbose = false
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -36,6 +37,9 @@ struct Options {
             case "--show-undecided":
                 showUndecided = true
                 continue
+            case "--verbose":
+                verbose = true
+                continue
             default: Options.usage(flag)
             }
             rest = rest.dropFirst()
@@ -49,7 +53,7 @@ struct Options {
 
     static func usage(_ flag: String) -> Never {
         print("solver-bench: bad or missing value for \(flag)")
-        print("usage: solver-bench [--seeds N] [--draw 1|3] [--budget NODES] [--first SEED] [--show-undecided]")
+        print("usage: solver-bench [--seeds N] [--draw 1|3] [--budget NODES] [--first SEED] [--show-undecided] [--verbose]")
         exit(2)
     }
 }
@@ -112,6 +116,9 @@ for draw in options.draws {
         counts[solution.verdict, default: 0] += 1
         totalNodes += solution.nodes
         if solution.verdict == .unknown { undecided.append(seed) }
+        if options.verbose {
+            print("seed \(seed) draw \(draw): \(solution.verdict) \(solution.nodes) positions \(milliseconds(times[times.count - 1])) \(solution.moves.count) gestures")
+        }
         if (i + 1) % 1000 == 0 {
             let won = counts[.winnable, default: 0]
             progress("draw \(draw): \(i + 1) deals, \(won) winnable, \(undecided.count) undecided")

@@ -15,6 +15,9 @@ extension SolverPosition {
     /// other card as reachable as before: any card in draw 1; in draw 3 only the talon's last
     /// card, and only when the waste's size does not reach cards an empty waste would not.
     mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
+        // Safe moves are not choices: what the last choice left pending stays pending.
+        let kept = pending
+        defer { pending = kept }
         var progress = true
         while progress {
             progress = false
@@ -56,6 +59,10 @@ extension SolverPosition {
     /// and of several empty piles only the first is offered. A whole run leaves a pile empty
     /// only when a King could take the space next: until then that move keeps.
     func generateMoves(into moves: inout FlatStack<UInt32>) {
+        if pending != 0 {
+            generateFollowUps(into: &moves)
+            return
+        }
         var firstEmpty = -1
         for p in 0..<Self.pileCount where count[p] == 0 {
             firstEmpty = p
@@ -108,23 +115,7 @@ extension SolverPosition {
         }
 
         // Stock and waste: every card taps can bring to the top.
-        var reachable = reachableTalon()
-        while reachable != 0 {
-            let i = reachable.trailingZeroBitCount
-            reachable &= reachable &- 1
-            let c = talon[i]
-            if fitsHome(c) { moves.append(SolverMove(.talonToFoundation, index: i, card: c).raw) }
-            if SolverCard.isKing(c) {
-                if firstEmpty >= 0 { moves.append(SolverMove(.talonToTableau, to: firstEmpty, index: i, card: c).raw) }
-            } else {
-                let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(c))
-                let up = UInt8(SolverCard.rank(c) + 1) << 2
-                let t1 = Int(topPile[Int(up | UInt8(s1))])
-                if t1 >= 0 { moves.append(SolverMove(.talonToTableau, to: t1, index: i, card: c).raw) }
-                let t2 = Int(topPile[Int(up | UInt8(s2))])
-                if t2 >= 0 { moves.append(SolverMove(.talonToTableau, to: t2, index: i, card: c).raw) }
-            }
-        }
+        appendTalonMoves(firstEmpty: firstEmpty, into: &moves)
 
         // Tableau cards home that uncover a face-up card.
         for p in 0..<Self.pileCount {
@@ -156,6 +147,92 @@ extension SolverPosition {
                 if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: c).raw) }
                 let t2 = Int(topPile[Int(up | UInt8(s2))])
                 if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: c).raw) }
+            }
+        }
+    }
+
+    /// The moves that may follow a card coming onto the tableau from a foundation, or in
+    /// draw 1 from the talon. Such a card serves only as a place for a card one rank lower
+    /// (or, down from a foundation, to let the card under it come down too), so the move
+    /// that uses it may as well come next: any other move could be made before it, and a
+    /// line that never uses the card is no worse without it. (In draw 3, taking a card from
+    /// the talon also changes which others taps reach, so there it is not pending.)
+    private func generateFollowUps(into moves: inout FlatStack<UInt32>) {
+        let c = UInt8(truncatingIfNeeded: pending & 63)
+        let suit = SolverCard.suit(c)
+        let rank = SolverCard.rank(c)
+        let (s1, s2) = SolverCard.otherColour(suit: suit)
+        let target = Int(topPile[Int(c)])
+        if target >= 0 && rank > 0 {
+            let below = UInt8(rank - 1) << 2
+            appendMoves(of: below | UInt8(s1), onto: target, over: c, into: &moves)
+            appendMoves(of: below | UInt8(s2), onto: target, over: c, into: &moves)
+        }
+        if pending & Self.pendingFromHome != 0 && rank > 0 && home(suit) == rank {
+            let under = UInt8((rank - 1) << 2 | suit)
+            if !othersAllowHome(under) {
+                let up = UInt8(rank) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: under).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: under).raw) }
+            }
+        }
+    }
+
+    /// Every way card `x` can come onto `c`, the top of pile `target`: from the talon (one
+    /// taps reach), at the head of a run, from above `c`'s twin when that twin then goes
+    /// home, or down from its foundation.
+    private func appendMoves(of x: UInt8, onto target: Int, over c: UInt8, into moves: inout FlatStack<UInt32>) {
+        if home(SolverCard.suit(x)) == SolverCard.rank(x) + 1 {
+            if !othersAllowHome(x) { moves.append(SolverMove(.foundationToTableau, from: SolverCard.suit(x), to: target, card: x).raw) }
+            return
+        }
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            if talon[i] == x {
+                moves.append(SolverMove(.talonToTableau, to: target, index: i, card: x).raw)
+                return
+            }
+        }
+        for q in 0..<Self.pileCount where q != target {
+            var j = hidden[q]
+            while j < count[q] {
+                if card(q, j) == x {
+                    if j > hidden[q] {
+                        // On c's twin: worth it only when the twin then goes home.
+                        if fitsHome(card(q, j - 1)) {
+                            moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x, thenHome: true).raw)
+                        }
+                    } else if j > 0 || kingCouldMoveToSpace() {
+                        moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x).raw)
+                    }
+                    return
+                }
+                j += 1
+            }
+        }
+    }
+
+    /// Every card taps can bring to the top: home if it fits, onto every pile it fits.
+    @inline(__always) private func appendTalonMoves(firstEmpty: Int, into moves: inout FlatStack<UInt32>) {
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            let c = talon[i]
+            if fitsHome(c) { moves.append(SolverMove(.talonToFoundation, index: i, card: c).raw) }
+            if SolverCard.isKing(c) {
+                if firstEmpty >= 0 { moves.append(SolverMove(.talonToTableau, to: firstEmpty, index: i, card: c).raw) }
+            } else {
+                let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(c))
+                let up = UInt8(SolverCard.rank(c) + 1) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.talonToTableau, to: t1, index: i, card: c).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.talonToTableau, to: t2, index: i, card: c).raw) }
             }
         }
     }

@@ -47,6 +47,16 @@ struct SolverPosition: ~Copyable {
     var talonMask: UInt64 = 0
     /// The face-down counts as one number in mixed radix (pile p's digit is 0...start's count).
     var hiddenCode: UInt64 = 0
+    /// The card the last chosen move put on the tableau from a foundation
+    /// (`pendingFromHome`), or in draw 1 from the talon (`pendingFromTalon`), whose purpose
+    /// is still to come (card in bits 0-5), or 0. It restricts what may follow (see
+    /// `generateMoves`), so the search never files such a position in its table: the
+    /// restricted search from it says nothing about the same cards reached otherwise.
+    var pending: UInt64 = 0
+    static let pendingFromTalon: UInt64 = 1 << 6
+    static let pendingFromHome: UInt64 = 2 << 6
+    /// Bit c: card c is the top of a tableau pile (the same facts as `topPile`, as a mask).
+    var topMask: UInt64 = 0
     /// For each card, its position in the start's talon.
     let talonBit: UnsafeMutablePointer<UInt8>
     /// The place value of each pile's digit in `hiddenCode`.
@@ -140,6 +150,15 @@ struct SolverPosition: ~Copyable {
 
     var isWon: Bool { cardsLeft == 0 }
 
+    /// How promising the position looks, for trying moves in a good order.
+    var score: Int {
+        var down = 0
+        for p in 0..<Self.pileCount { down += hidden[p] }
+        var home = 0
+        for suit in 0..<4 { home += self.home(suit) }
+        return home * 5 - down * 20
+    }
+
     /// Talon positions a card can be played from after some taps and nothing else, as bits:
     /// the waste's top, then every `draw`-th card of the rest of this pass and of every pass
     /// after a turn of the waste, and the last card of each pass.
@@ -166,24 +185,46 @@ struct SolverPosition: ~Copyable {
     /// The key for the table of positions already searched. The waste's size counts only
     /// where it changes which cards taps can reach: never in draw 1, and in draw 3 not when
     /// it is a multiple of 3 or the whole talon, which all reach what an empty waste does.
+    /// Kings never have a parent bit, so bits 48-51 are free for the bottom flags.
     var key: SolverKey {
         let w = wasteCount
         let wasteKey: UInt64 = draw == 1 || w % draw == 0 || w == talonCount ? 0 : UInt64(w)
         return SolverKey(
-            low: parentBits | bottomFlags << 52,
+            low: canonicalParentBits | bottomFlags << 48,
             high: homes | hiddenCode << 16 | talonMask << talonShift | wasteKey << wasteShift | 1 << 63)
+    }
+
+    /// `parentBits` with the choices that make no difference cleared. When a card lies on
+    /// one of its two possible parents and the other is the top of a pile, one move takes
+    /// its run across and one takes it back: the two positions are as good as each other, so
+    /// they share a key. The other parent is then the bit-0 one (spades or hearts) one rank
+    /// up, 5, 3, 2 or 2 bits above the card for a spade, heart, diamond or club.
+    var canonicalParentBits: UInt64 {
+        let spades: UInt64 = 0x1_1111_1111_1111
+        let hearts = spades << 1
+        let diamondsAndClubs = spades << 2 | spades << 3
+        let otherParentOnTop = (topMask >> 5 & spades) | (topMask >> 3 & hearts) | (topMask >> 2 & diamondsAndClubs)
+        return parentBits & ~otherParentOnTop
     }
 
     // MARK: - Moving
 
-    @inline(__always) func clearTop(_ pile: Int) {
+    @inline(__always) mutating func clearTop(_ pile: Int) {
         let n = count[pile]
-        if n > 0 { topPile[Int(card(pile, n &- 1))] = -1 }
+        if n > 0 {
+            let c = card(pile, n &- 1)
+            topPile[Int(c)] = -1
+            topMask &= ~(1 << UInt64(c))
+        }
     }
 
-    @inline(__always) func setTop(_ pile: Int) {
+    @inline(__always) mutating func setTop(_ pile: Int) {
         let n = count[pile]
-        if n > 0 { topPile[Int(card(pile, n &- 1))] = Int8(truncatingIfNeeded: pile) }
+        if n > 0 {
+            let c = card(pile, n &- 1)
+            topPile[Int(c)] = Int8(truncatingIfNeeded: pile)
+            topMask |= 1 << UInt64(c)
+        }
     }
 
     @inline(__always) func parentBit(of card: UInt8) -> UInt64 { parentBits >> UInt64(card) & 1 }
@@ -261,10 +302,15 @@ struct SolverPosition: ~Copyable {
 
     // Undo records: the move in the low 32 bits; above them, bit 0 a card was turned up,
     // bits 1-6 the waste's size before, bit 7 the moved card's parent bit before, bits 8-14
-    // `bottomFlags` before, bits 15-20 how many cards a run move carried.
+    // `bottomFlags` before, bits 15-20 how many cards a run move carried, bits 21-28
+    // `pending` before.
 
-    /// Makes a move the generator produced for this position; returns what undoes it.
+    /// Makes a move the generator produced for this position; returns what undoes it. A
+    /// card put on the tableau from a foundation (or in draw 1 from the talon) becomes
+    /// `pending`; any other move clears it.
     mutating func apply(_ move: SolverMove) -> UInt64 {
+        let before = pending << 21
+        pending = 0
         var info: UInt64
         switch move.kind {
         case .tableauToFoundation:
@@ -304,18 +350,23 @@ struct SolverPosition: ~Copyable {
         case .talonToTableau:
             info = UInt64(wasteCount) << 1
             place(removeFromTalon(move.index), on: move.to)
+            // In draw 3 taking a card out also changes which others taps reach: a purpose
+            // of its own, so nothing is pending.
+            if draw == 1 { pending = Self.pendingFromTalon | UInt64(move.card) }
         case .foundationToTableau:
             info = 0
             leaveHome(move.card)
             place(move.card, on: move.to)
+            pending = Self.pendingFromHome | UInt64(move.card)
         }
-        return UInt64(move.raw) | info << 32
+        return UInt64(move.raw) | (info | before) << 32
     }
 
     /// Takes back the move of an undo record from `apply`; records go back newest first.
     mutating func undo(_ record: UInt64) {
         let move = SolverMove(raw: UInt32(truncatingIfNeeded: record))
         let info = record >> 32
+        pending = info >> 21 & 255
         switch move.kind {
         case .tableauToFoundation:
             let p = move.from

@@ -50,7 +50,9 @@ struct SolverSearch: ~Copyable {
             }
             position.playSafeMoves(path: &path)
             if position.isWon { return .winnable }
-            guard visited.insert(position.key) else {
+            // A position with a card pending is searched with fewer moves than its cards
+            // allow, so it is never filed; the position its next move makes is.
+            if position.pending == 0 && !visited.insert(position.key) {
                 unwind(to: Int(frame.pathCount))
                 continue
             }
@@ -72,13 +74,37 @@ struct SolverSearch: ~Copyable {
         var fresh = FlatStack<UInt32>(capacity: 64)
         position.generateMoves(into: &fresh)
         let stored = (Int(frame.start)..<Int(frame.end)).map { moves[$0] }
-        precondition((0..<fresh.count).map { fresh[$0] } == stored, "solver position not restored before \(move.kind)")
+        precondition((0..<fresh.count).map { fresh[$0] }.sorted() == stored.sorted(), "solver position not restored before \(move.kind)")
     }
 
     private mutating func openFrame() {
         let start = Int32(moves.count)
         position.generateMoves(into: &moves)
+        orderMoves(from: Int(start))
         frames.append(SolverFrame(start: start, next: start, end: Int32(moves.count), pathCount: Int32(path.count)))
+    }
+
+    /// Tries each move, scores the position it leads to, and sorts best first.
+    private mutating func orderMoves(from start: Int) {
+        let end = moves.count
+        guard end - start > 1 else { return }
+        let base = path.count
+        var scored: [(score: Int, move: UInt32)] = []
+        scored.reserveCapacity(end - start)
+        for i in start..<end {
+            let move = SolverMove(raw: moves[i])
+            path.append(position.apply(move))
+            if move.thenHome {
+                path.append(position.apply(SolverMove(.tableauToFoundation, from: move.from, card: position.topCard(move.from))))
+            }
+            position.playSafeMoves(path: &path)
+            scored.append((position.score, moves[i]))
+            unwind(to: base)
+        }
+        // Stable: equal scores keep the generator's order.
+        var order = Array(scored.indices)
+        order.sort { scored[$0].score > scored[$1].score || (scored[$0].score == scored[$1].score && $0 < $1) }
+        for (k, j) in order.enumerated() { moves[start + k] = scored[j].move }
     }
 
     private mutating func unwind(to count: Int) {
