@@ -22,19 +22,43 @@ struct VisitedSet: ~Copyable {
         return Int(truncatingIfNeeded: h)
     }
 
-    /// Adds a key; false when it was there already.
-    @inline(__always) mutating func insert(_ key: SolverKey) -> Bool {
+    /// How a position must be searched when the search reaches it.
+    enum Visit {
+        /// Already searched with at least the moves it would be searched with now.
+        case skip
+        /// Search it with every move, even if a card is pending: it was searched before
+        /// with another card pending, or it is new and nothing is pending.
+        case searchAll
+        /// New: search it with only the moves its pending card allows.
+        case searchPending
+    }
+
+    /// Bits 55-62 of a key's low word are free (see `SolverPosition.key`): a slot keeps there
+    /// the pending card its position was searched with, 0 when searched with every move.
+    private static let pendingShift: UInt64 = 55
+    private static let keyBits: UInt64 = ~(255 << pendingShift)
+
+    /// Files a position reached with `pending` (0 for none) and says how to search it. A
+    /// search restricted by a pending card proves less than a full one, so the table keeps
+    /// which it was: a full search covers any later arrival, a restricted one only an
+    /// arrival with the same card pending; anything else searches the position again, fully.
+    @inline(__always) mutating func visit(_ key: SolverKey, pending: UInt64) -> Visit {
         var i = Self.hash(key) & mask
         while true {
             let slot = slots[i]
             if slot.high == 0 { break }
-            if slot == key { return false }
+            if slot.high == key.high && slot.low & Self.keyBits == key.low {
+                let searched = slot.low >> Self.pendingShift
+                if searched == 0 || searched == pending { return .skip }
+                slots[i].low = key.low
+                return .searchAll
+            }
             i = (i &+ 1) & mask
         }
-        slots[i] = key
+        slots[i] = SolverKey(low: key.low | pending << Self.pendingShift, high: key.high)
         count += 1
         if count * 2 > mask { grow() }
-        return true
+        return pending == 0 ? .searchAll : .searchPending
     }
 
     private mutating func grow() {
@@ -45,7 +69,7 @@ struct VisitedSet: ~Copyable {
         slots.initialize(repeating: SolverKey(low: 0, high: 0), count: size)
         mask = size - 1
         for j in 0..<oldSize where old[j].high != 0 {
-            var i = Self.hash(old[j]) & mask
+            var i = Self.hash(SolverKey(low: old[j].low & Self.keyBits, high: old[j].high)) & mask
             while slots[i].high != 0 { i = (i &+ 1) & mask }
             slots[i] = old[j]
         }

@@ -27,8 +27,4 @@ enum SolverCard {
     @inline(__always) static func otherColour(suit: Int) -> (Int, Int) {
         isRed(suit: suit) ? (0, 3) : (1, 2)
     }
-
-    /// Which of the two cards a card may lie on is its parent, as one bit: 1 for diamonds
-    /// and clubs, 0 for spades and hearts. With the card itself it names the parent.
-    @inline(__always) static func parentBit(_ parent: UInt8) -> UInt64 { UInt64(parent >> 1) & 1 }
 }

@@ -151,12 +151,12 @@ extension SolverPosition {
         }
     }
 
-    /// The moves that may follow a card coming onto the tableau from a foundation, or in
-    /// draw 1 from the talon. Such a card serves only as a place for a card one rank lower
-    /// (or, down from a foundation, to let the card under it come down too), so the move
-    /// that uses it may as well come next: any other move could be made before it, and a
-    /// line that never uses the card is no worse without it. (In draw 3, taking a card from
-    /// the talon also changes which others taps reach, so there it is not pending.)
+    /// The moves that may follow a card coming onto the tableau from the talon or a
+    /// foundation. Such a card serves only as a place for a card one rank lower (or, down
+    /// from a foundation, to let the card under it come down too), so the move that uses it
+    /// may as well come next: any other move could be made before it, and a line that never
+    /// uses the card is no worse without it. In draw 3 taking a card from the talon also
+    /// changes which others taps reach, a purpose of its own, so any talon move may follow.
     private func generateFollowUps(into moves: inout FlatStack<UInt32>) {
         let c = UInt8(truncatingIfNeeded: pending & 63)
         let suit = SolverCard.suit(c)
@@ -167,6 +167,14 @@ extension SolverPosition {
             let below = UInt8(rank - 1) << 2
             appendMoves(of: below | UInt8(s1), onto: target, over: c, into: &moves)
             appendMoves(of: below | UInt8(s2), onto: target, over: c, into: &moves)
+        }
+        if pending & Self.pendingFromTalon != 0 && draw > 1 {
+            var firstEmpty = -1
+            for p in 0..<Self.pileCount where count[p] == 0 {
+                firstEmpty = p
+                break
+            }
+            appendTalonMoves(firstEmpty: firstEmpty, into: &moves)
         }
         if pending & Self.pendingFromHome != 0 && rank > 0 && home(suit) == rank {
             let under = UInt8((rank - 1) << 2 | suit)

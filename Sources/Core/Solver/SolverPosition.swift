@@ -1,5 +1,5 @@
-/// Two words that name a position exactly, the same for positions that differ only in
-/// the order of their tableau piles (see `SolverPosition.key`).
+/// Two words that name a position up to moves that change nothing (see
+/// `SolverPosition.key`).
 struct SolverKey: Equatable {
     var low: UInt64
     var high: UInt64
@@ -36,32 +36,24 @@ struct SolverPosition: ~Copyable {
 
     // Parts of the key, kept up to date move by move.
 
-    /// For each face-up tableau card lying on another card, which of its two possible
-    /// parents that is (`SolverCard.parentBit`); 0 for every other card.
-    var parentBits: UInt64 = 0
     /// Bit p: pile p has no face-down card and its bottom card is still the non-King that
-    /// lay there at the start. The other bottom cards follow from the rest of the key: a
-    /// card just above face-down ones never moved, and Kings have no parent.
+    /// lay there at the start. With the face-down counts this names every pile's bottom
+    /// face-up card: one just above face-down cards never moved, and any other is a King.
     var bottomFlags: UInt64 = 0
-    /// Bit i: the card at position i of the start's talon is still in stock or waste.
+    /// Bit i: the card at position i of the start's talon is still in stock or waste (the
+    /// key's low word).
     var talonMask: UInt64 = 0
-    /// The face-down counts as one number in mixed radix (pile p's digit is 0...start's count).
-    var hiddenCode: UInt64 = 0
-    /// The card the last chosen move put on the tableau from a foundation
-    /// (`pendingFromHome`), or in draw 1 from the talon (`pendingFromTalon`), whose purpose
-    /// is still to come (card in bits 0-5), or 0. It restricts what may follow (see
-    /// `generateMoves`), so the search never files such a position in its table: the
-    /// restricted search from it says nothing about the same cards reached otherwise.
+    /// The card the last chosen move put on the tableau from the talon (`pendingFromTalon`)
+    /// or a foundation (`pendingFromHome`), whose purpose is still to come (card in bits
+    /// 0-5), or 0. It restricts what may follow (see `generateMoves`), so the table of
+    /// searched positions records it (see `VisitedSet.visit`).
     var pending: UInt64 = 0
     static let pendingFromTalon: UInt64 = 1 << 6
     static let pendingFromHome: UInt64 = 2 << 6
-    /// Bit c: card c is the top of a tableau pile (the same facts as `topPile`, as a mask).
-    var topMask: UInt64 = 0
     /// For each card, its position in the start's talon.
     let talonBit: UnsafeMutablePointer<UInt8>
-    /// The place value of each pile's digit in `hiddenCode`.
-    let hiddenWeight: UnsafeMutablePointer<UInt64>
-    let talonShift: UInt64
+    /// The place value of each pile's digit in `pileCode`.
+    let pileWeight: UnsafeMutablePointer<UInt64>
     let wasteShift: UInt64
 
     init(_ start: SolverStart) {
@@ -72,8 +64,8 @@ struct SolverPosition: ~Copyable {
         count.initialize(repeating: 0, count: Self.pileCount)
         hidden = .allocate(capacity: Self.pileCount)
         hidden.initialize(repeating: 0, count: Self.pileCount)
-        hiddenWeight = .allocate(capacity: Self.pileCount)
-        hiddenWeight.initialize(repeating: 0, count: Self.pileCount)
+        pileWeight = .allocate(capacity: Self.pileCount)
+        pileWeight.initialize(repeating: 0, count: Self.pileCount)
         topPile = .allocate(capacity: 52)
         topPile.initialize(repeating: -1, count: 52)
         talonBit = .allocate(capacity: 52)
@@ -87,16 +79,12 @@ struct SolverPosition: ~Copyable {
         var weight: UInt64 = 1
         for p in 0..<Self.pileCount {
             let pile = start.piles[p]
-            for (i, card) in pile.enumerated() {
-                cards[p * Self.pileCapacity + i] = card
-                if i > start.hidden[p] { parentBits |= SolverCard.parentBit(pile[i - 1]) << card }
-            }
+            for (i, card) in pile.enumerated() { cards[p * Self.pileCapacity + i] = card }
             count[p] = pile.count
             hidden[p] = start.hidden[p]
             if let bottom = pile.first, start.hidden[p] == 0, !SolverCard.isKing(bottom) { bottomFlags |= 1 << p }
-            hiddenWeight[p] = weight
-            hiddenCode += UInt64(start.hidden[p]) * weight
-            weight *= UInt64(start.hidden[p] + 1)
+            pileWeight[p] = weight
+            weight *= UInt64(start.hidden[p] + 2)
             left += pile.count
         }
         cardsLeft = left
@@ -107,8 +95,7 @@ struct SolverPosition: ~Copyable {
         }
         talonCount = start.talon.count
         wasteCount = start.wasteCount
-        talonShift = UInt64(16 + start.hiddenBits)
-        wasteShift = talonShift + UInt64(start.talon.count)
+        wasteShift = UInt64(16 + start.pileBits)
         for p in 0..<Self.pileCount { setTop(p) }
     }
 
@@ -116,7 +103,7 @@ struct SolverPosition: ~Copyable {
         cards.deallocate()
         count.deallocate()
         hidden.deallocate()
-        hiddenWeight.deallocate()
+        pileWeight.deallocate()
         topPile.deallocate()
         talonBit.deallocate()
         talon.deallocate()
@@ -182,55 +169,45 @@ struct SolverPosition: ~Copyable {
         return mask
     }
 
-    /// The key for the table of positions already searched. The waste's size counts only
-    /// where it changes which cards taps can reach: never in draw 1, and in draw 3 not when
-    /// it is a multiple of 3 or the whole talon, which all reach what an empty waste does.
-    /// Kings never have a parent bit, so bits 48-51 are free for the bottom flags.
+    /// The key for the table of positions already searched: the foundations, each pile's
+    /// face-down count and bottom card (`pileCode`), the cards left in the talon and, where
+    /// it matters, the waste's size. That fixes which cards are face up on the tableau and
+    /// which of them head runs, but not which of two same-colour cards of a rank a card
+    /// lies on. That choice changes nothing: when one of the two is a pile's top, one move
+    /// takes the card's run across and one takes it back; when both are covered, by the two
+    /// cards that fit them, whichever goes first frees a place for the other to move to. So
+    /// positions that differ only there share a key, as in lonelybot.
+    ///
+    /// The waste's size counts never in draw 1, and in draw 3 not when it is a multiple of
+    /// 3 or the whole talon: those all reach what an empty waste does.
     var key: SolverKey {
         let w = wasteCount
         let wasteKey: UInt64 = draw == 1 || w % draw == 0 || w == talonCount ? 0 : UInt64(w)
-        return SolverKey(
-            low: canonicalParentBits | bottomFlags << 48,
-            high: homes | hiddenCode << 16 | talonMask << talonShift | wasteKey << wasteShift | 1 << 63)
+        return SolverKey(low: talonMask, high: homes | pileCode << 16 | wasteKey << wasteShift | 1 << 63)
     }
 
-    /// `parentBits` with the choices that make no difference cleared. When a card lies on
-    /// one of its two possible parents and the other is the top of a pile, one move takes
-    /// its run across and one takes it back: the two positions are as good as each other, so
-    /// they share a key. The other parent is then the bit-0 one (spades or hearts) one rank
-    /// up, 5, 3, 2 or 2 bits above the card for a spade, heart, diamond or club.
-    var canonicalParentBits: UInt64 {
-        let spades: UInt64 = 0x1_1111_1111_1111
-        let hearts = spades << 1
-        let diamondsAndClubs = spades << 2 | spades << 3
-        let otherParentOnTop = (topMask >> 5 & spades) | (topMask >> 3 & hearts) | (topMask >> 2 & diamondsAndClubs)
-        return parentBits & ~otherParentOnTop
+    /// Each pile's face-down count and bottom flag as one digit of a mixed-radix number:
+    /// the count plus one, or for no face-down card 0 with the flag and 1 without.
+    var pileCode: UInt64 {
+        var code: UInt64 = 0
+        for p in 0..<Self.pileCount {
+            let down = hidden[p]
+            let digit = down > 0 ? down &+ 1 : (bottomFlags >> UInt64(p) & 1 == 0 ? 1 : 0)
+            code &+= UInt64(truncatingIfNeeded: digit) &* pileWeight[p]
+        }
+        return code
     }
 
     // MARK: - Moving
 
-    @inline(__always) mutating func clearTop(_ pile: Int) {
+    @inline(__always) func clearTop(_ pile: Int) {
         let n = count[pile]
-        if n > 0 {
-            let c = card(pile, n &- 1)
-            topPile[Int(c)] = -1
-            topMask &= ~(1 << UInt64(c))
-        }
+        if n > 0 { topPile[Int(card(pile, n &- 1))] = -1 }
     }
 
-    @inline(__always) mutating func setTop(_ pile: Int) {
+    @inline(__always) func setTop(_ pile: Int) {
         let n = count[pile]
-        if n > 0 {
-            let c = card(pile, n &- 1)
-            topPile[Int(c)] = Int8(truncatingIfNeeded: pile)
-            topMask |= 1 << UInt64(c)
-        }
-    }
-
-    @inline(__always) func parentBit(of card: UInt8) -> UInt64 { parentBits >> UInt64(card) & 1 }
-
-    @inline(__always) mutating func setParentBit(of card: UInt8, to bit: UInt64) {
-        parentBits = parentBits & ~(1 << UInt64(card)) | bit << UInt64(card)
+        if n > 0 { topPile[Int(card(pile, n &- 1))] = Int8(truncatingIfNeeded: pile) }
     }
 
     @inline(__always) mutating func goHome(_ card: UInt8) {
@@ -248,14 +225,12 @@ struct SolverPosition: ~Copyable {
         let n = count[pile]
         guard n > 0 && hidden[pile] == n else { return 0 }
         hidden[pile] = n &- 1
-        hiddenCode &-= hiddenWeight[pile]
         if n == 1 && !SolverCard.isKing(card(pile, 0)) { bottomFlags |= 1 << UInt64(pile) }
         return 1
     }
 
     @inline(__always) mutating func cover(_ pile: Int) {
         hidden[pile] &+= 1
-        hiddenCode &+= hiddenWeight[pile]
     }
 
     /// Takes talon card `index` out; the cards before it become the waste.
@@ -289,25 +264,22 @@ struct SolverPosition: ~Copyable {
         let n = count[pile]
         cards[pile &* Self.pileCapacity &+ n] = card
         count[pile] = n &+ 1
-        setParentBit(of: card, to: n > 0 ? SolverCard.parentBit(self.card(pile, n &- 1)) : 0)
         setTop(pile)
     }
 
     @inline(__always) mutating func takeTop(_ pile: Int) {
         clearTop(pile)
         count[pile] &-= 1
-        setParentBit(of: cards[pile &* Self.pileCapacity &+ count[pile]], to: 0)
         setTop(pile)
     }
 
     // Undo records: the move in the low 32 bits; above them, bit 0 a card was turned up,
-    // bits 1-6 the waste's size before, bit 7 the moved card's parent bit before, bits 8-14
-    // `bottomFlags` before, bits 15-20 how many cards a run move carried, bits 21-28
+    // bits 1-6 the waste's size before, bits 8-14 `bottomFlags` before, bits 15-20 how many cards a run move carried, bits 21-28
     // `pending` before.
 
     /// Makes a move the generator produced for this position; returns what undoes it. A
-    /// card put on the tableau from a foundation (or in draw 1 from the talon) becomes
-    /// `pending`; any other move clears it.
+    /// card put on the tableau from the talon or a foundation becomes `pending`; any other
+    /// move clears it.
     mutating func apply(_ move: SolverMove) -> UInt64 {
         let before = pending << 21
         pending = 0
@@ -317,10 +289,9 @@ struct SolverPosition: ~Copyable {
             let p = move.from
             let n = count[p]
             let c = card(p, n &- 1)
-            info = parentBit(of: c) << 7 | bottomFlags << 8
+            info = bottomFlags << 8
             clearTop(p)
             count[p] = n &- 1
-            setParentBit(of: c, to: 0)
             goHome(c)
             if n == 1 { bottomFlags &= ~(1 << UInt64(p)) }
             info |= uncover(p)
@@ -332,14 +303,12 @@ struct SolverPosition: ~Copyable {
             let na = count[a]
             let nb = count[b]
             let length = na &- j
-            let base = card(a, j)
-            info = parentBit(of: base) << 7 | bottomFlags << 8 | UInt64(length) << 15
+            info = bottomFlags << 8 | UInt64(length) << 15
             clearTop(a)
             clearTop(b)
             (cards + (b &* Self.pileCapacity &+ nb)).update(from: cards + (a &* Self.pileCapacity &+ j), count: length)
             count[b] = nb &+ length
             count[a] = j
-            setParentBit(of: base, to: nb > 0 ? SolverCard.parentBit(card(b, nb &- 1)) : 0)
             if j == 0 { bottomFlags &= ~(1 << UInt64(a)) }
             info |= uncover(a)
             setTop(a)
@@ -350,9 +319,7 @@ struct SolverPosition: ~Copyable {
         case .talonToTableau:
             info = UInt64(wasteCount) << 1
             place(removeFromTalon(move.index), on: move.to)
-            // In draw 3 taking a card out also changes which others taps reach: a purpose
-            // of its own, so nothing is pending.
-            if draw == 1 { pending = Self.pendingFromTalon | UInt64(move.card) }
+            pending = Self.pendingFromTalon | UInt64(move.card)
         case .foundationToTableau:
             info = 0
             leaveHome(move.card)
@@ -376,7 +343,6 @@ struct SolverPosition: ~Copyable {
             cards[p &* Self.pileCapacity &+ count[p]] = c
             count[p] &+= 1
             leaveHome(c)
-            setParentBit(of: c, to: info >> 7 & 1)
             bottomFlags = info >> 8 & 127
             setTop(p)
         case .tableauToTableau:
@@ -391,7 +357,6 @@ struct SolverPosition: ~Copyable {
             (cards + (a &* Self.pileCapacity &+ j)).update(from: cards + (b &* Self.pileCapacity &+ nb), count: length)
             count[a] = j &+ length
             count[b] = nb
-            setParentBit(of: move.card, to: info >> 7 & 1)
             bottomFlags = info >> 8 & 127
             setTop(a)
             setTop(b)
@@ -415,9 +380,7 @@ extension SolverPosition {
 
     /// What `isConsistent` found wrong, for a test's message.
     var consistencyProblem: String? {
-        var parents: UInt64 = 0
         var tops = [Int8](repeating: -1, count: 52)
-        var code: UInt64 = 0
         var left = talonCount
         for p in 0..<Self.pileCount {
             let n = count[p]
@@ -429,7 +392,6 @@ extension SolverPosition {
                 guard SolverCard.rank(below) == SolverCard.rank(c) + 1,
                     SolverCard.isRed(suit: SolverCard.suit(below)) != SolverCard.isRed(suit: SolverCard.suit(c))
                 else { return "pile \(p) is no run at \(i)" }
-                parents |= SolverCard.parentBit(below) << UInt64(c)
             }
             if n > 0 {
                 tops[Int(card(p, n - 1))] = Int8(p)
@@ -438,12 +400,9 @@ extension SolverPosition {
                     return "pile \(p) bottom flag"
                 }
             }
-            code += UInt64(hidden[p]) * hiddenWeight[p]
         }
         var mask: UInt64 = 0
         for i in 0..<talonCount { mask |= 1 << UInt64(talonBit[Int(talon[i])]) }
-        if parents != parentBits { return "parent bits" }
-        if code != hiddenCode { return "hidden code" }
         if mask != talonMask { return "talon mask" }
         if left != cardsLeft { return "cards left" }
         if !(0..<52).allSatisfy({ topPile[$0] == tops[$0] }) { return "top piles" }

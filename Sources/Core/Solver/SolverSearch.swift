@@ -27,7 +27,7 @@ struct SolverSearch: ~Copyable {
         position.playSafeMoves(path: &path)
         if position.isWon { return .winnable }
         guard budget > 0 else { return .unknown }
-        _ = visited.insert(position.key)
+        _ = visited.visit(position.key, pending: 0)
         nodes = 1
         openFrame()
         while true {
@@ -50,11 +50,16 @@ struct SolverSearch: ~Copyable {
             }
             position.playSafeMoves(path: &path)
             if position.isWon { return .winnable }
-            // A position with a card pending is searched with fewer moves than its cards
-            // allow, so it is never filed; the position its next move makes is.
-            if position.pending == 0 && !visited.insert(position.key) {
+            switch visited.visit(position.key, pending: position.pending) {
+            case .skip:
                 unwind(to: Int(frame.pathCount))
                 continue
+            case .searchAll:
+                // Undo restores whatever was pending when each move was made, so the next
+                // move's undo record keeps this.
+                position.pending = 0
+            case .searchPending:
+                break
             }
             guard nodes < budget else { return .unknown }
             nodes += 1

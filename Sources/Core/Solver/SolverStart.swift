@@ -4,8 +4,8 @@
 /// Every position play can reach from a deal qualifies. Test pictures can draw tables no
 /// deal reaches; the solver declines those (its verdict is `unknown`) rather than guess:
 /// a tableau pile whose face-up cards are not one run down in alternating colours, a
-/// foundation that is not one suit from the Ace up, or more cards than the position key
-/// has bits for (stock and waste together hold at most 24 cards after a deal).
+/// foundation that is not one suit from the Ace up, or piles with more face-down cards
+/// than the position key has room for (deals have at most 6 in a pile).
 struct SolverStart {
     var draw: Int
     /// The seven tableau piles, bottom first.
@@ -20,8 +20,8 @@ struct SolverStart {
     /// Cards home per suit (0 to 13).
     var homes: [Int]
 
-    /// Bits of the position key's second word left for the talon and the face-down counts,
-    /// after the foundations (16) and the word's marker bit.
+    /// Bits of the position key's high word left for the piles and the waste, after the
+    /// foundations (16) and the word's marker bit. (The talon has the low word.)
     static let spareKeyBits = 47
 
     init?(_ game: Klondike) {
@@ -54,14 +54,15 @@ struct SolverStart {
         let waste = table.piles[KlondikeTable.waste]
         talon = (waste + table.piles[KlondikeTable.stock].reversed()).map(SolverCard.code)
         wasteCount = waste.count
-        guard hiddenBits + talon.count + wasteBits <= Self.spareKeyBits else { return nil }
+        guard pileBits + wasteBits <= Self.spareKeyBits else { return nil }
     }
 
-    /// Bits that number every combination of face-down counts: pile p has 0 to hidden[p].
-    var hiddenBits: Int {
+    /// Bits that number every combination of pile digits (see `SolverPosition.pileCode`):
+    /// pile p's runs over 0 to hidden[p] + 1.
+    var pileBits: Int {
         var combinations = 1
         for down in hidden {
-            let (product, overflow) = combinations.multipliedReportingOverflow(by: down + 1)
+            let (product, overflow) = combinations.multipliedReportingOverflow(by: down + 2)
             guard !overflow else { return Int.max / 2 }
             combinations = product
         }
