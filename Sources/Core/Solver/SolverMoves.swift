@@ -14,40 +14,75 @@ extension SolverPosition {
     /// recording each move on the path. Talon cards count when taking one out leaves every
     /// other card as reachable as before: any card in draw 1; in draw 3 only the talon's last
     /// card, and only when the waste's size does not reach cards an empty waste would not.
+    /// Only the next card of each suit can go home, so four look-ups find them all.
     mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
         // Safe moves are not choices: what the last choice left pending stays pending.
         let kept = pending
-        defer { pending = kept }
-        var progress = true
-        while progress {
-            progress = false
-            for p in 0..<Self.pileCount where count[p] > 0 {
-                let c = topCard(p)
-                if isSafeHome(c) {
-                    path.append(apply(SolverMove(.tableauToFoundation, from: p, card: c)))
-                    progress = true
-                }
-            }
-            guard talonCount > 0 else { continue }
-            if draw == 1 {
-                var i = 0
-                while i < talonCount {
-                    let c = talon[i]
-                    if isSafeHome(c) {
+        var suit = 0
+        var idle = 0  // suits looked at in a row that sent nothing home
+        while idle < 4 {
+            let rank = home(suit)
+            var moved = false
+            if rank < 13 {
+                let c = UInt8(rank << 2 | suit)
+                if othersAllowHome(c) {
+                    let p = Int(topPile[Int(c)])
+                    if p >= 0 {
+                        path.append(apply(SolverMove(.tableauToFoundation, from: p, card: c)))
+                        moved = true
+                    } else if let i = talonIndex(of: c),
+                        draw == 1 || (i == talonCount - 1 && (wasteCount % draw == 0 || wasteCount == talonCount))
+                    {
                         path.append(apply(SolverMove(.talonToFoundation, index: i, card: c)))
-                        progress = true
-                    } else {
-                        i += 1
+                        moved = true
                     }
                 }
-            } else if wasteCount % draw == 0 || wasteCount == talonCount {
-                let c = talon[talonCount - 1]
-                if isSafeHome(c) {
-                    path.append(apply(SolverMove(.talonToFoundation, index: talonCount - 1, card: c)))
-                    progress = true
-                }
+            }
+            if moved {
+                idle = 0
+            } else {
+                idle += 1
+                suit = (suit + 1) & 3
             }
         }
+        pending = kept
+    }
+
+    /// The cards of the same suit and a lower rank, as a mask.
+    @inline(__always) static func lowerInSuit(_ card: UInt8) -> UInt64 {
+        (0x1_1111_1111_1111 << UInt64(SolverCard.suit(card))) & ((1 << UInt64(SolverCard.rank(card) &* 4)) &- 1)
+    }
+
+    /// The two cards this card may lie on in the tableau, as a mask (none for a King).
+    @inline(__always) static func parents(_ card: UInt8) -> UInt64 {
+        let rank = SolverCard.rank(card)
+        guard rank < SolverCard.king else { return 0 }
+        let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(card))
+        let up = UInt64(rank &+ 1) << 2
+        return 1 << (up | UInt64(s1)) | 1 << (up | UInt64(s2))
+    }
+
+    /// Is some card stuck for good, so that the cards under it never go home? A card that is
+    /// the lowest of its run (the card under it is face down, or face up but not one it fits
+    /// on) moves only on its own: home, which waits for a lower card of its suit under it;
+    /// onto one of its two parents, none of any use when both are under it; or, a King, into
+    /// an empty pile. A card that lies face up on a parent can instead travel with it, so it
+    /// is left out. Only cards that never moved lie over other cards without fitting on
+    /// them, so this is worth asking once, of the start.
+    var hasStuckCard: Bool {
+        for p in 0..<Self.pileCount {
+            var below: UInt64 = 0
+            for i in 0..<count[p] {
+                let c = card(p, i)
+                let parents = Self.parents(c)
+                let carried = i > hidden[p] && parents >> UInt64(card(p, i - 1)) & 1 != 0
+                if !carried && parents != 0 && below & parents == parents && below & Self.lowerInSuit(c) != 0 {
+                    return true
+                }
+                below |= 1 << UInt64(c)
+            }
+        }
+        return false
     }
 
     /// The moves worth trying from here, appended most promising first.
@@ -196,14 +231,11 @@ extension SolverPosition {
             if !othersAllowHome(x) { moves.append(SolverMove(.foundationToTableau, from: SolverCard.suit(x), to: target, card: x).raw) }
             return
         }
-        var reachable = reachableTalon()
-        while reachable != 0 {
-            let i = reachable.trailingZeroBitCount
-            reachable &= reachable &- 1
-            if talon[i] == x {
+        if let i = talonIndex(of: x) {
+            if reachableTalon() >> UInt64(i) & 1 != 0 {
                 moves.append(SolverMove(.talonToTableau, to: target, index: i, card: x).raw)
-                return
             }
+            return
         }
         for q in 0..<Self.pileCount where q != target {
             var j = hidden[q]

@@ -21,6 +21,8 @@ struct SolverPosition: ~Copyable {
     let count: UnsafeMutablePointer<Int>
     /// Face-down cards at the bottom of each pile.
     let hidden: UnsafeMutablePointer<Int>
+    /// The cards of each pile as a mask (bit c for card c), face up or down.
+    let pileMask: UnsafeMutablePointer<UInt64>
     /// For each card, the pile whose top card it is, or -1: where a card may go is then two
     /// look-ups (its two possible parents) instead of a walk over the piles.
     let topPile: UnsafeMutablePointer<Int8>
@@ -33,6 +35,8 @@ struct SolverPosition: ~Copyable {
     var homes: UInt64
     /// Cards on the tableau, stock and waste: the game is won at 0.
     var cardsLeft: Int
+    /// Face-down cards on the tableau.
+    var hiddenTotal = 0
 
     // Parts of the key, kept up to date move by move.
 
@@ -50,7 +54,7 @@ struct SolverPosition: ~Copyable {
     var pending: UInt64 = 0
     static let pendingFromTalon: UInt64 = 1 << 6
     static let pendingFromHome: UInt64 = 2 << 6
-    /// For each card, its position in the start's talon.
+    /// For each card, its position in the start's talon, or `notInTalon`.
     let talonBit: UnsafeMutablePointer<UInt8>
     /// The place value of each pile's digit in `pileCode`.
     let pileWeight: UnsafeMutablePointer<UInt64>
@@ -64,12 +68,14 @@ struct SolverPosition: ~Copyable {
         count.initialize(repeating: 0, count: Self.pileCount)
         hidden = .allocate(capacity: Self.pileCount)
         hidden.initialize(repeating: 0, count: Self.pileCount)
+        pileMask = .allocate(capacity: Self.pileCount)
+        pileMask.initialize(repeating: 0, count: Self.pileCount)
         pileWeight = .allocate(capacity: Self.pileCount)
         pileWeight.initialize(repeating: 0, count: Self.pileCount)
         topPile = .allocate(capacity: 52)
         topPile.initialize(repeating: -1, count: 52)
         talonBit = .allocate(capacity: 52)
-        talonBit.initialize(repeating: 0, count: 52)
+        talonBit.initialize(repeating: Self.notInTalon, count: 52)
         talon = .allocate(capacity: 52)
         talon.initialize(repeating: 0, count: 52)
 
@@ -79,9 +85,13 @@ struct SolverPosition: ~Copyable {
         var weight: UInt64 = 1
         for p in 0..<Self.pileCount {
             let pile = start.piles[p]
-            for (i, card) in pile.enumerated() { cards[p * Self.pileCapacity + i] = card }
+            for (i, card) in pile.enumerated() {
+                cards[p * Self.pileCapacity + i] = card
+                pileMask[p] |= 1 << UInt64(card)
+            }
             count[p] = pile.count
             hidden[p] = start.hidden[p]
+            hiddenTotal += start.hidden[p]
             if let bottom = pile.first, start.hidden[p] == 0, !SolverCard.isKing(bottom) { bottomFlags |= 1 << p }
             pileWeight[p] = weight
             weight *= UInt64(start.hidden[p] + 2)
@@ -103,6 +113,7 @@ struct SolverPosition: ~Copyable {
         cards.deallocate()
         count.deallocate()
         hidden.deallocate()
+        pileMask.deallocate()
         pileWeight.deallocate()
         topPile.deallocate()
         talonBit.deallocate()
@@ -137,14 +148,18 @@ struct SolverPosition: ~Copyable {
 
     var isWon: Bool { cardsLeft == 0 }
 
-    /// How promising the position looks, for trying moves in a good order.
-    var score: Int {
-        var down = 0
-        for p in 0..<Self.pileCount { down += hidden[p] }
-        var home = 0
-        for suit in 0..<4 { home += self.home(suit) }
-        return home * 5 - down * 20
+    static let notInTalon: UInt8 = 255
+
+    /// Where a card is in the talon now, if it is there: the start's talon positions before
+    /// it that still hold a card.
+    @inline(__always) func talonIndex(of card: UInt8) -> Int? {
+        let bit = talonBit[Int(card)]
+        guard bit != Self.notInTalon, talonMask >> UInt64(bit) & 1 != 0 else { return nil }
+        return (talonMask & ((1 << UInt64(bit)) &- 1)).nonzeroBitCount
     }
+
+    /// How promising the position looks, for trying moves in a good order.
+    var score: Int { -cardsLeft * 5 - hiddenTotal * 20 }
 
     /// Talon positions a card can be played from after some taps and nothing else, as bits:
     /// the waste's top, then every `draw`-th card of the rest of this pass and of every pass
@@ -225,12 +240,14 @@ struct SolverPosition: ~Copyable {
         let n = count[pile]
         guard n > 0 && hidden[pile] == n else { return 0 }
         hidden[pile] = n &- 1
+        hiddenTotal &-= 1
         if n == 1 && !SolverCard.isKing(card(pile, 0)) { bottomFlags |= 1 << UInt64(pile) }
         return 1
     }
 
     @inline(__always) mutating func cover(_ pile: Int) {
         hidden[pile] &+= 1
+        hiddenTotal &+= 1
     }
 
     /// Takes talon card `index` out; the cards before it become the waste.
@@ -264,13 +281,31 @@ struct SolverPosition: ~Copyable {
         let n = count[pile]
         cards[pile &* Self.pileCapacity &+ n] = card
         count[pile] = n &+ 1
+        pileMask[pile] |= 1 << UInt64(card)
         setTop(pile)
     }
 
     @inline(__always) mutating func takeTop(_ pile: Int) {
         clearTop(pile)
         count[pile] &-= 1
+        pileMask[pile] &= ~(1 << UInt64(card(pile, count[pile])))
         setTop(pile)
+    }
+
+    /// Moves `length` cards from the top of pile `from` onto pile `to`, keeping the masks.
+    @inline(__always) mutating func carry(_ length: Int, from a: Int, to b: Int) {
+        let na = count[a]
+        let nb = count[b]
+        var moved: UInt64 = 0
+        for k in 0..<length {
+            let c = card(a, na &- length &+ k)
+            cards[b &* Self.pileCapacity &+ nb &+ k] = c
+            moved |= 1 << UInt64(c)
+        }
+        count[a] = na &- length
+        count[b] = nb &+ length
+        pileMask[a] &= ~moved
+        pileMask[b] |= moved
     }
 
     // Undo records: the move in the low 32 bits; above them, bit 0 a card was turned up,
@@ -292,6 +327,7 @@ struct SolverPosition: ~Copyable {
             info = bottomFlags << 8
             clearTop(p)
             count[p] = n &- 1
+            pileMask[p] &= ~(1 << UInt64(c))
             goHome(c)
             if n == 1 { bottomFlags &= ~(1 << UInt64(p)) }
             info |= uncover(p)
@@ -300,15 +336,11 @@ struct SolverPosition: ~Copyable {
             let a = move.from
             let b = move.to
             let j = move.index
-            let na = count[a]
-            let nb = count[b]
-            let length = na &- j
+            let length = count[a] &- j
             info = bottomFlags << 8 | UInt64(length) << 15
             clearTop(a)
             clearTop(b)
-            (cards + (b &* Self.pileCapacity &+ nb)).update(from: cards + (a &* Self.pileCapacity &+ j), count: length)
-            count[b] = nb &+ length
-            count[a] = j
+            carry(length, from: a, to: b)
             if j == 0 { bottomFlags &= ~(1 << UInt64(a)) }
             info |= uncover(a)
             setTop(a)
@@ -342,21 +374,18 @@ struct SolverPosition: ~Copyable {
             if info & 1 != 0 { cover(p) }
             cards[p &* Self.pileCapacity &+ count[p]] = c
             count[p] &+= 1
+            pileMask[p] |= 1 << UInt64(c)
             leaveHome(c)
             bottomFlags = info >> 8 & 127
             setTop(p)
         case .tableauToTableau:
             let a = move.from
             let b = move.to
-            let j = move.index
             let length = Int(info >> 15 & 63)
             clearTop(a)
             clearTop(b)
             if info & 1 != 0 { cover(a) }
-            let nb = count[b] &- length
-            (cards + (a &* Self.pileCapacity &+ j)).update(from: cards + (b &* Self.pileCapacity &+ nb), count: length)
-            count[a] = j &+ length
-            count[b] = nb
+            carry(length, from: b, to: a)
             bottomFlags = info >> 8 & 127
             setTop(a)
             setTop(b)

@@ -11,6 +11,8 @@ struct SolverSearch: ~Copyable {
     /// winning line.
     private var path = FlatStack<UInt64>(capacity: 256)
     private var frames = FlatStack<SolverFrame>(capacity: 128)
+    /// Scratch for `orderMoves`.
+    private var ranked = FlatStack<UInt64>(capacity: 64)
     /// Positions expanded: the unit of the budget.
     private(set) var nodes = 0
     /// For tests: before every move, check the position against one rebuilt from its piles
@@ -26,6 +28,7 @@ struct SolverSearch: ~Copyable {
     mutating func run(budget: Int) -> KlondikeVerdict {
         position.playSafeMoves(path: &path)
         if position.isWon { return .winnable }
+        if position.hasStuckCard { return .unwinnable }
         guard budget > 0 else { return .unknown }
         _ = visited.visit(position.key, pending: 0)
         nodes = 1
@@ -89,27 +92,35 @@ struct SolverSearch: ~Copyable {
         frames.append(SolverFrame(start: start, next: start, end: Int32(moves.count), pathCount: Int32(path.count)))
     }
 
-    /// Tries each move, scores the position it leads to, and sorts best first.
+    /// Tries each move, scores the position it leads to, and sorts best first (equal
+    /// scores keep the generator's order).
     private mutating func orderMoves(from start: Int) {
         let end = moves.count
         guard end - start > 1 else { return }
         let base = path.count
-        var scored: [(score: Int, move: UInt32)] = []
-        scored.reserveCapacity(end - start)
+        ranked.shrink(to: 0)
         for i in start..<end {
             let move = SolverMove(raw: moves[i])
             path.append(position.apply(move))
             if move.thenHome {
                 path.append(position.apply(SolverMove(.tableauToFoundation, from: move.from, card: position.topCard(move.from))))
             }
-            position.playSafeMoves(path: &path)
-            scored.append((position.score, moves[i]))
+            // Score above, the move's place reversed below: one descending sort of these
+            // numbers is the order wanted.
+            let score = UInt64(truncatingIfNeeded: position.score + (1 << 20))
+            ranked.append(score << 40 | UInt64(0xFF - (i - start)) << 32 | UInt64(move.raw))
             unwind(to: base)
         }
-        // Stable: equal scores keep the generator's order.
-        var order = Array(scored.indices)
-        order.sort { scored[$0].score > scored[$1].score || (scored[$0].score == scored[$1].score && $0 < $1) }
-        for (k, j) in order.enumerated() { moves[start + k] = scored[j].move }
+        for i in 1..<ranked.count {
+            let item = ranked[i]
+            var j = i
+            while j > 0 && ranked[j - 1] < item {
+                ranked[j] = ranked[j - 1]
+                j -= 1
+            }
+            ranked[j] = item
+        }
+        for k in 0..<ranked.count { moves[start + k] = UInt32(truncatingIfNeeded: ranked[k]) }
     }
 
     private mutating func unwind(to count: Int) {
