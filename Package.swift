@@ -45,6 +45,8 @@ let package = Package(
         // Benchmark of the pure core: gestures per second with their diffs.
         .executableTarget(name: "core-bench", dependencies: ["Core"], path: "Benchmarks/core-bench"),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        // Benchmark of the Klondike solver: winnable shares of seeded deals, time per deal.
+        .executableTarget(name: "solver-bench", dependencies: ["Core"], path: "Benchmarks/solver-bench"),
         // Benchmark of durable storage: moves per second and commit latency.
         .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench"),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),

@@ -1,0 +1,313 @@
+/// Which moves the search tries from a position, and which it makes without trying the
+/// others. Each pruning below is one that cannot lose a win; the comment says why.
+extension SolverPosition {
+    /// The other-colour and twin foundations are far enough up that the card, once it may
+    /// go home, is always best sent there (see `isSafeHome`).
+    @inline(__always) func othersAllowHome(_ card: UInt8) -> Bool {
+        let rank = SolverCard.rank(card)
+        let suit = SolverCard.suit(card)
+        let (other1, other2) = SolverCard.otherColour(suit: suit)
+        return home(other1) >= rank - 1 && home(other2) >= rank - 1 && home(SolverCard.twin(suit: suit)) >= rank - 2
+    }
+
+    /// Sends home every card that is safe to send (see `isSafeHome`), again until none is,
+    /// recording each move on the path. Talon cards count when taking one out leaves every
+    /// other card as reachable as before: any card in draw 1; in draw 3 only the talon's last
+    /// card, and only when the waste's size does not reach cards an empty waste would not.
+    /// Only the next card of each suit can go home, so four look-ups find them all.
+    mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
+        // Safe moves are not choices: what the last choice left pending stays pending.
+        let kept = pending
+        var suit = 0
+        var idle = 0  // suits looked at in a row that sent nothing home
+        while idle < 4 {
+            let rank = home(suit)
+            var moved = false
+            if rank < 13 {
+                let c = UInt8(rank << 2 | suit)
+                if othersAllowHome(c) {
+                    let p = Int(topPile[Int(c)])
+                    if p >= 0 {
+                        path.append(apply(SolverMove(.tableauToFoundation, from: p, card: c)))
+                        moved = true
+                    } else if let i = talonIndex(of: c),
+                        draw == 1 || (i == talonCount - 1 && (wasteCount % draw == 0 || wasteCount == talonCount))
+                    {
+                        path.append(apply(SolverMove(.talonToFoundation, index: i, card: c)))
+                        moved = true
+                    }
+                }
+            }
+            if moved {
+                idle = 0
+            } else {
+                idle += 1
+                suit = (suit + 1) & 3
+            }
+        }
+        pending = kept
+    }
+
+    /// The cards of the same suit and a lower rank, as a mask.
+    @inline(__always) static func lowerInSuit(_ card: UInt8) -> UInt64 {
+        (0x1_1111_1111_1111 << UInt64(SolverCard.suit(card))) & ((1 << UInt64(SolverCard.rank(card) &* 4)) &- 1)
+    }
+
+    /// The two cards this card may lie on in the tableau, as a mask (none for a King).
+    @inline(__always) static func parents(_ card: UInt8) -> UInt64 {
+        let rank = SolverCard.rank(card)
+        guard rank < SolverCard.king else { return 0 }
+        let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(card))
+        let up = UInt64(rank &+ 1) << 2
+        return 1 << (up | UInt64(s1)) | 1 << (up | UInt64(s2))
+    }
+
+    /// Is some card stuck for good, so that the cards under it never go home? A card that is
+    /// the lowest of its run (the card under it is face down, or face up but not one it fits
+    /// on) moves only on its own: home, which waits for a lower card of its suit under it;
+    /// onto one of its two parents, none of any use when both are under it; or, a King, into
+    /// an empty pile. A card that lies face up on a parent can instead travel with it, so it
+    /// is left out. Only cards that never moved lie over other cards without fitting on
+    /// them, so this is worth asking once, of the start.
+    var hasStuckCard: Bool {
+        for p in 0..<Self.pileCount {
+            var below: UInt64 = 0
+            for i in 0..<count[p] {
+                let c = card(p, i)
+                let parents = Self.parents(c)
+                let carried = i > hidden[p] && parents >> UInt64(card(p, i - 1)) & 1 != 0
+                if !carried && parents != 0 && below & parents == parents && below & Self.lowerInSuit(c) != 0 {
+                    return true
+                }
+                below |= 1 << UInt64(c)
+            }
+        }
+        return false
+    }
+
+    /// The moves worth trying from here, appended most promising first.
+    ///
+    /// Tableau runs move whole (from their lowest face-up card), except to uncover a card
+    /// that then goes home at once: any other part-run move only swaps which of two
+    /// same-colour cards of one rank is covered, which changes nothing but the foundations
+    /// those two could go to. A King never moves from the bottom of a pile to an empty pile,
+    /// and of several empty piles only the first is offered. A whole run leaves a pile empty
+    /// only when a King could take the space next: until then that move keeps.
+    func generateMoves(into moves: inout FlatStack<UInt32>) {
+        if pending != 0 {
+            generateFollowUps(into: &moves)
+            return
+        }
+        var firstEmpty = -1
+        for p in 0..<Self.pileCount where count[p] == 0 {
+            firstEmpty = p
+            break
+        }
+
+        // Tableau cards home that turn a card up or empty a pile.
+        for p in 0..<Self.pileCount {
+            let n = count[p]
+            if n > 0 && hidden[p] >= n - 1 && fitsHome(topCard(p)) {
+                moves.append(SolverMove(.tableauToFoundation, from: p, card: topCard(p)).raw)
+            }
+        }
+
+        // Whole runs that turn a card up, piles with most face-down cards first.
+        var order: UInt64 = 0  // pile numbers as 4-bit digits, most face-down cards first
+        var ordered = 0
+        for p in 0..<Self.pileCount where hidden[p] > 0 && count[p] > hidden[p] {
+            var k = ordered
+            while k > 0 {
+                let q = Int(order >> UInt64(4 * (k - 1)) & 15)
+                if hidden[q] >= hidden[p] { break }
+                order = order & ~(15 << UInt64(4 * k)) | UInt64(q) << UInt64(4 * k)
+                k -= 1
+            }
+            order = order & ~(15 << UInt64(4 * k)) | UInt64(p) << UInt64(4 * k)
+            ordered += 1
+        }
+        for k in 0..<ordered {
+            let p = Int(order >> UInt64(k * 4) & 15)
+            let h = hidden[p]
+            let base = card(p, h)
+            appendTableauTargets(for: base, from: p, index: h, firstEmpty: firstEmpty, into: &moves)
+        }
+
+        // Part of a run moves onto the twin of the card under it, which then goes home.
+        for p in 0..<Self.pileCount where count[p] > 1 {
+            var j = hidden[p]
+            while j < count[p] - 1 {
+                let under = card(p, j)
+                if fitsHome(under) {
+                    let twin = under ^ 3  // same rank, the other suit of the colour
+                    let target = Int(topPile[Int(twin)])
+                    if target >= 0 && target != p {
+                        moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: j + 1, card: card(p, j + 1), thenHome: true).raw)
+                    }
+                }
+                j += 1
+            }
+        }
+
+        // Stock and waste: every card taps can bring to the top.
+        appendTalonMoves(firstEmpty: firstEmpty, into: &moves)
+
+        // Tableau cards home that uncover a face-up card.
+        for p in 0..<Self.pileCount {
+            let n = count[p]
+            if n > 0 && hidden[p] < n - 1 && fitsHome(topCard(p)) {
+                moves.append(SolverMove(.tableauToFoundation, from: p, card: topCard(p)).raw)
+            }
+        }
+
+        // Whole runs that empty a pile, when a King could take its place.
+        if firstEmpty < 0 && kingCouldMoveToSpace() {
+            for p in 0..<Self.pileCount where count[p] > 0 && hidden[p] == 0 && !SolverCard.isKing(card(p, 0)) {
+                appendTableauTargets(for: card(p, 0), from: p, index: 0, firstEmpty: -1, into: &moves)
+            }
+        }
+
+        // A card back down from its foundation (not one that would go straight back up).
+        for suit in 0..<4 {
+            let k = home(suit)
+            guard k > 0 else { continue }
+            let c = UInt8((k - 1) << 2 | suit)
+            guard !othersAllowHome(c) else { continue }
+            if SolverCard.isKing(c) {
+                if firstEmpty >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: firstEmpty, card: c).raw) }
+            } else {
+                let (s1, s2) = SolverCard.otherColour(suit: suit)
+                let up = UInt8(SolverCard.rank(c) + 1) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: c).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: c).raw) }
+            }
+        }
+    }
+
+    /// The moves that may follow a card coming onto the tableau from the talon or a
+    /// foundation. Such a card serves only as a place for a card one rank lower (or, down
+    /// from a foundation, to let the card under it come down too), so the move that uses it
+    /// may as well come next: any other move could be made before it, and a line that never
+    /// uses the card is no worse without it. In draw 3 taking a card from the talon also
+    /// changes which others taps reach, a purpose of its own, so any talon move may follow.
+    private func generateFollowUps(into moves: inout FlatStack<UInt32>) {
+        let c = UInt8(truncatingIfNeeded: pending & 63)
+        let suit = SolverCard.suit(c)
+        let rank = SolverCard.rank(c)
+        let (s1, s2) = SolverCard.otherColour(suit: suit)
+        let target = Int(topPile[Int(c)])
+        if target >= 0 && rank > 0 {
+            let below = UInt8(rank - 1) << 2
+            appendMoves(of: below | UInt8(s1), onto: target, over: c, into: &moves)
+            appendMoves(of: below | UInt8(s2), onto: target, over: c, into: &moves)
+        }
+        if pending & Self.pendingFromTalon != 0 && draw > 1 {
+            var firstEmpty = -1
+            for p in 0..<Self.pileCount where count[p] == 0 {
+                firstEmpty = p
+                break
+            }
+            appendTalonMoves(firstEmpty: firstEmpty, into: &moves)
+        }
+        if pending & Self.pendingFromHome != 0 && rank > 0 && home(suit) == rank {
+            let under = UInt8((rank - 1) << 2 | suit)
+            if !othersAllowHome(under) {
+                let up = UInt8(rank) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: under).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: under).raw) }
+            }
+        }
+    }
+
+    /// Every way card `x` can come onto `c`, the top of pile `target`: from the talon (one
+    /// taps reach), at the head of a run, from above `c`'s twin when that twin then goes
+    /// home, or down from its foundation.
+    private func appendMoves(of x: UInt8, onto target: Int, over c: UInt8, into moves: inout FlatStack<UInt32>) {
+        if home(SolverCard.suit(x)) == SolverCard.rank(x) + 1 {
+            if !othersAllowHome(x) { moves.append(SolverMove(.foundationToTableau, from: SolverCard.suit(x), to: target, card: x).raw) }
+            return
+        }
+        if let i = talonIndex(of: x) {
+            if reachableTalon() >> UInt64(i) & 1 != 0 {
+                moves.append(SolverMove(.talonToTableau, to: target, index: i, card: x).raw)
+            }
+            return
+        }
+        for q in 0..<Self.pileCount where q != target {
+            var j = hidden[q]
+            while j < count[q] {
+                if card(q, j) == x {
+                    if j > hidden[q] {
+                        // On c's twin: worth it only when the twin then goes home.
+                        if fitsHome(card(q, j - 1)) {
+                            moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x, thenHome: true).raw)
+                        }
+                    } else if j > 0 || kingCouldMoveToSpace() {
+                        moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x).raw)
+                    }
+                    return
+                }
+                j += 1
+            }
+        }
+    }
+
+    /// Every card taps can bring to the top: home if it fits, onto every pile it fits.
+    @inline(__always) private func appendTalonMoves(firstEmpty: Int, into moves: inout FlatStack<UInt32>) {
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            let c = talon[i]
+            if fitsHome(c) { moves.append(SolverMove(.talonToFoundation, index: i, card: c).raw) }
+            if SolverCard.isKing(c) {
+                if firstEmpty >= 0 { moves.append(SolverMove(.talonToTableau, to: firstEmpty, index: i, card: c).raw) }
+            } else {
+                let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(c))
+                let up = UInt8(SolverCard.rank(c) + 1) << 2
+                let t1 = Int(topPile[Int(up | UInt8(s1))])
+                if t1 >= 0 { moves.append(SolverMove(.talonToTableau, to: t1, index: i, card: c).raw) }
+                let t2 = Int(topPile[Int(up | UInt8(s2))])
+                if t2 >= 0 { moves.append(SolverMove(.talonToTableau, to: t2, index: i, card: c).raw) }
+            }
+        }
+    }
+
+    /// A run whose lowest card is `base` (at `index` of pile `from`) onto every pile it fits.
+    @inline(__always) private func appendTableauTargets(
+        for base: UInt8, from p: Int, index: Int, firstEmpty: Int, into moves: inout FlatStack<UInt32>
+    ) {
+        if SolverCard.isKing(base) {
+            if firstEmpty >= 0 && index > 0 {
+                moves.append(SolverMove(.tableauToTableau, from: p, to: firstEmpty, index: index, card: base).raw)
+            }
+            return
+        }
+        let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(base))
+        let up = UInt8(SolverCard.rank(base) + 1) << 2
+        let t1 = Int(topPile[Int(up | UInt8(s1))])
+        if t1 >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: t1, index: index, card: base).raw) }
+        let t2 = Int(topPile[Int(up | UInt8(s2))])
+        if t2 >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: t2, index: index, card: base).raw) }
+    }
+
+    /// Could some King move into an empty pile right now: one taps bring up, one on a
+    /// foundation, or one heading a run above face-down cards.
+    private func kingCouldMoveToSpace() -> Bool {
+        for p in 0..<Self.pileCount where hidden[p] > 0 && count[p] > hidden[p] && SolverCard.isKing(card(p, hidden[p])) {
+            return true
+        }
+        for suit in 0..<4 where home(suit) == 13 { return true }
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            if SolverCard.isKing(talon[i]) { return true }
+        }
+        return false
+    }
+}
