@@ -26,13 +26,26 @@ final class HubHarness {
     private(set) var resumes = 0
     /// Storage fails every write from now on (the ticket is reported failed instead).
     var failWrites = false
+    /// Run solver jobs at once (with `solverBudget`); otherwise they wait in `pendingSolves`.
+    var autoSolve = true
+    var solverBudget = 300_000
+    private(set) var solves: [SolveJob] = []
+    private(set) var pendingSolves: [SolveJob] = []
 
-    init(autoCommit: Bool = true, config: Hub.Config = Hub.Config(), store: SQLiteGameStore? = nil) {
+    func finishSolves() {
+        let jobs = pendingSolves
+        pendingSolves = []
+        for job in jobs { run(hub.solved(SolverWork.run(job, budget: solverBudget), now: now)) }
+    }
+
+    init(autoCommit: Bool = true, config: Hub.Config = Hub.Config(), store: SQLiteGameStore? = nil,
+         winnableSeeds: [WinnableSeed] = []) {
         self.autoCommit = autoCommit
         let store = store ?? (try! SQLiteGameStore.inMemory())
         self.store = store
         let random = LockedRandom()
-        hub = Hub(config: config, random: { random.next() }, gameIDIsTaken: { (try? store.game(id: $0)) != nil })
+        hub = Hub(config: config, random: { random.next() }, gameIDIsTaken: { (try? store.game(id: $0)) != nil },
+                  winnableSeeds: winnableSeeds)
     }
 
     // MARK: Events
@@ -119,6 +132,10 @@ final class HubHarness {
         case .readHistory, .lookupCommand, .listStoredGames:
             if autoRead { return answerNow(action) }
             pendingReads.append(action)
+        case .solve(let job):
+            solves.append(job)
+            if autoSolve { return hub.solved(SolverWork.run(job, budget: solverBudget), now: now) }
+            pendingSolves.append(job)
         case .respond(let id, let response):
             responses[id] = response
         case .countError, .log:

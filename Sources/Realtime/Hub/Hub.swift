@@ -21,6 +21,12 @@ public final class Hub {
         /// and at most one a second for a game with more than `crowdSize` members.
         public var presenceInterval = 0.1
         public var crowdSize = 100
+        /// Positions a solve may expand (about a second of one core; see the solver benchmark).
+        public var solverBudget = KlondikeSolver.defaultBudget
+        /// Proven seeds kept ready per draw, so `winnable: true` deals at once.
+        public var winnablePoolTarget = 16
+        /// Positions whose hint is remembered.
+        public var hintCacheLimit = 20_000
 
         public init() {}
     }
@@ -80,11 +86,36 @@ public final class Hub {
     /// - Parameters:
     ///   - random: the source of game ids and tokens (the system's secure generator in the server).
     ///   - gameIDIsTaken: whether storage already holds a game with this id.
+    ///   - winnableSeeds: the stored pool of seeds the solver proved winnable.
     public init(config: Config = Config(), random: @escaping @Sendable () -> UInt64,
-                gameIDIsTaken: @escaping (String) -> Bool = { _ in false }) {
+                gameIDIsTaken: @escaping (String) -> Bool = { _ in false }, winnableSeeds: [WinnableSeed] = []) {
         self.config = config
         self.random = HubRandom(next: random)
         self.gameIDIsTaken = gameIDIsTaken
+        for seed in winnableSeeds { pool[seed.draw, default: []].append(seed.seed) }
+    }
+
+    // MARK: Solver state
+
+    /// Proven winnable seeds per draw, and the draws whose refill is under way.
+    private var pool: [Int: [UInt64]] = [:]
+    private var refilling: Set<Int> = []
+    private var hintCache: [KlondikePositionKey: HintAnswer] = [:]
+    /// Positions being solved for a hint, and who waits for each answer.
+    private var hintsSolving: [KlondikePositionKey: UInt64] = [:]
+    private var hintWaiters: [UInt64: [(connection: Connection, requestID: JSON?)]] = [:]
+    private var pendingDeals: [UInt64: PendingDeal] = [:]
+
+    /// A `create` or `reset` with `winnable: true` waiting for the solver.
+    enum PendingDeal {
+        case create(Connection, kind: GameKind, options: JSON, requestID: JSON?)
+        case reset(Connection, room: GameRoom, gesture: ParsedGesture, requestID: JSON?, arrival: ContinuousClock.Instant?)
+
+        var connection: Connection {
+            switch self {
+            case .create(let connection, _, _, _), .reset(let connection, _, _, _, _): return connection
+            }
+        }
     }
 
     // MARK: What the driver may read
@@ -127,6 +158,10 @@ public final class Hub {
         connection.session.isOpen = false
         connection.session.held = []
         connection.session.heldHead = 0
+        if case .solver(let token)? = connection.session.wait {
+            pendingDeals[token] = nil
+            hintWaiters[token]?.removeAll { $0.connection === connection }
+        }
         if case .gameLoad(let game)? = connection.session.wait {
             loading[game]?.removeAll { if case .connection(let c) = $0 { return c === connection } else { return false } }
         }
@@ -392,6 +427,7 @@ public final class Hub {
             for follower in lobbyFollowers.values { deliver(frame, to: follower) }
         }
         restIdleGames(now: now)
+        refillWinnablePool()
         return takeActions()
     }
 
@@ -502,12 +538,30 @@ public final class Hub {
     }
 
     private func create(_ connection: Connection, kind: GameKind, options: JSON, requestID: JSON?, now: Double) {
+        if kind != .plane, case .object = options, options["winnable"] != nil, options["winnable"] != .null {
+            // A deal the solver proved winnable (section 12): from the pool, found, or the given one proved.
+            let fields: KlondikeOptionFields
+            do throws(ProtocolError) {
+                fields = try KlondikeOptionFields(options)
+                if kind == .race { _ = try RaceSeats.read(options) }
+            } catch {
+                reply(connection, error: error, requestID: requestID)
+                return
+            }
+            if fields.winnable {
+                let pending = PendingDeal.create(connection, kind: kind, options: options, requestID: requestID)
+                dealWinnable(pending, draw: fields.draw ?? 1, given: fields.deal, now: now)
+                return
+            }
+        }
+        finishCreate(connection, kind: kind, options: options, requestID: requestID, poolSeed: nil, now: now)
+    }
+
+    private func finishCreate(_ connection: Connection, kind: GameKind, options: JSON, requestID: JSON?,
+                              poolSeed: WinnableSeed?, now: Double) {
         let game: AnyGame
         let storedOptions: JSON
         do throws(ProtocolError) {
-            if case .object = options, options["winnable"] == .bool(true) {
-                throw ProtocolError.bad("winnable deals are not available yet")
-            }
             (game, storedOptions) = try AnyGame.create(kind: kind, options: options, time: now, random: &random)
         } catch {
             reply(connection, error: error, requestID: requestID)
@@ -518,13 +572,110 @@ public final class Hub {
         while rooms[gameID] != nil || loading[gameID] != nil || gameIDIsTaken(gameID) { gameID = Secrets.gameID(using: &random) }
         let room = adopt(GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions,
                                   created: now, windowSize: config.windowSize), now: now)
-        store(StoreBatch(games: [room.storedGame]), for: room)
+        store(StoreBatch(games: [room.storedGame], winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room)
         log(.info, "game created", ["game": gameID, "kind": kind.rawValue, "conn": "\(connection.id)"])
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
         leaveGame(connection, now: now)
         room.enqueue(.reply(connection, ServerMessage.created(game: gameID, token: token).frame))
         admit(connection, to: room, asPlayer: true, seat: room.kind == .race ? room.seats.first : nil, since: nil,
               replay: false, requestID: requestID, isCreation: true, now: now)
+    }
+
+    // MARK: Winnable deals
+
+    /// Deals a proven seed from the pool at once; otherwise (or for a given deal) the
+    /// connection waits for the solver, which answers within the protocol's two seconds.
+    private func dealWinnable(_ pending: PendingDeal, draw: Int, given: KlondikeDeal?, now: Double) {
+        if given == nil, let seed = pool[draw]?.popLast() {
+            finishDeal(pending, seed: seed, fromPool: true, now: now)
+            return
+        }
+        nextToken += 1
+        pendingDeals[nextToken] = pending
+        pending.connection.session.wait = .solver(token: nextToken)
+        let candidates = given == nil ? (0..<16).map { _ in random.next() >> 11 } : []
+        actions.append(.solve(.deal(token: nextToken, draw: draw, given: given, candidates: candidates)))
+    }
+
+    private func finishDeal(_ pending: PendingDeal, seed: UInt64?, fromPool: Bool, now: Double) {
+        switch pending {
+        case .create(let connection, let kind, let options, let requestID):
+            var dealt = options
+            if let seed { dealt = .object((options.objectPairs ?? []).filter { $0.key != "seed" } + [("seed", .int(Int(seed)))]) }
+            let draw = options["draw"]?.intValue ?? 1
+            finishCreate(connection, kind: kind, options: dealt, requestID: requestID,
+                         poolSeed: fromPool ? seed.map { WinnableSeed(draw: draw, seed: $0) } : nil, now: now)
+        case .reset(let connection, let room, let gesture, let requestID, let arrival):
+            guard connection.session.room === room else { return }
+            let dealt = seed.map { gesture.dealing(seed: $0) } ?? gesture
+            let poolSeed = fromPool ? seed.map { WinnableSeed(draw: gesture.resetDraw ?? resetDraw(of: room), seed: $0) } : nil
+            applyGesture(connection, dealt, in: room, requestID: requestID, now: now, arrival: arrival, poolSeed: poolSeed)
+        }
+    }
+
+    /// The draw a reset keeps when its options name none.
+    private func resetDraw(of room: GameRoom) -> Int {
+        switch room.game {
+        case .klondike(let klondike): return klondike.draw
+        case .race(let race): return race.seats.first.flatMap { race.table(of: $0)?.draw } ?? 1
+        case .plane: return 1
+        }
+    }
+
+    /// The solver answered: a deal for a waiting `create`/`reset`, hints for waiting askers,
+    /// or seeds for the pool.
+    func solved(_ result: SolveResult, now: Double) -> [HubAction] {
+        switch result {
+        case .deal(let token, let proven, let seed):
+            guard let pending = pendingDeals.removeValue(forKey: token) else { break }
+            let connection = pending.connection
+            guard connection.session.isOpen, connection.session.wait == .solver(token: token) else { break }
+            connection.session.wait = nil
+            if proven {
+                finishDeal(pending, seed: seed, fromPool: false, now: now)
+            } else {
+                let requestID: JSON?
+                switch pending {
+                case .create(_, _, _, let id), .reset(_, _, _, let id, _): requestID = id
+                }
+                let given: Bool
+                switch pending {
+                case .create(_, _, let options, _): given = options["seed"] != nil || options["deck"] != nil
+                case .reset(_, _, let gesture, _, _): given = gesture.resetHasDeal
+                }
+                let error = given
+                    ? ProtocolError(.illegalMove, "the solver could not prove this deal winnable")
+                    : ProtocolError.unavailable("no winnable deal was found in time; try again")
+                reply(connection, error: error, requestID: requestID)
+            }
+            resume(connection, now: now)
+        case .hint(let token, let answers):
+            if hintCache.count + answers.count > config.hintCacheLimit { hintCache.removeAll(keepingCapacity: true) }
+            for (key, answer) in answers { hintCache[key] = answer }
+            if let asked = answers.first?.0 { hintsSolving[asked] = nil }
+            let answer = answers.first?.1 ?? HintAnswer(hint: nil, winnable: nil)
+            for (connection, requestID) in hintWaiters.removeValue(forKey: token) ?? [] {
+                guard connection.session.isOpen, connection.session.wait == .solver(token: token) else { continue }
+                connection.session.wait = nil
+                answerHint(connection, answer, requestID: requestID)
+                resume(connection, now: now)
+            }
+        case .refill(let draw, let seeds):
+            refilling.remove(draw)
+            let fresh = Set(seeds).subtracting(pool[draw] ?? [])
+            guard !fresh.isEmpty else { break }
+            pool[draw, default: []].append(contentsOf: fresh)
+            store(StoreBatch(winnableSeedsAdded: fresh.map { WinnableSeed(draw: draw, seed: $0) }), for: nil)
+        }
+        return takeActions()
+    }
+
+    /// Keeps each draw's pool of proven seeds topped up, a few candidates at a time.
+    private func refillWinnablePool() {
+        for draw in [1, 3] where (pool[draw]?.count ?? 0) < config.winnablePoolTarget && !refilling.contains(draw) {
+            refilling.insert(draw)
+            actions.append(.solve(.refill(draw: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))
+        }
     }
 
     private func enter(_ connection: Connection, game gameID: String, token: String?, seat: String?, since: Int?,
@@ -730,8 +881,33 @@ public final class Hub {
                   requestID: requestID)
             return
         }
-        let hint = klondike.hint()
-        room.enqueue(.reply(connection, ServerMessage.hint(from: hint?.from, to: hint?.to, winnable: nil).frame))
+        let key = klondike.positionKey
+        if let cached = hintCache[key] {
+            answerHint(connection, cached, requestID: requestID)
+            return
+        }
+        // The solver decides the hint (and whether the position can still be won), off the
+        // service thread; every asker of the same position waits for the one solve.
+        let token: UInt64
+        if let solving = hintsSolving[key] {
+            token = solving
+        } else {
+            nextToken += 1
+            token = nextToken
+            hintsSolving[key] = token
+            actions.append(.solve(.hint(token: token, table: klondike)))
+        }
+        hintWaiters[token, default: []].append((connection, requestID))
+        connection.session.wait = .solver(token: token)
+    }
+
+    private func answerHint(_ connection: Connection, _ answer: HintAnswer, requestID: JSON?) {
+        guard let room = connection.session.room else {
+            deliver(answer.message.frame, to: connection)
+            if let requestID { deliver(ServerMessage.ack(id: requestID, seq: nil).frame, to: connection) }
+            return
+        }
+        room.enqueue(.reply(connection, answer.message.frame))
         if let requestID { room.enqueue(.ack(connection, id: requestID, seq: room.seq, isCommand: false)) }
         release(room)
     }
@@ -760,7 +936,8 @@ public final class Hub {
             return
         }
         if parsed.wantsWinnable {
-            reply(connection, error: .bad("winnable deals are not available yet"), requestID: requestID)
+            let pending = PendingDeal.reset(connection, room: room, gesture: parsed, requestID: requestID, arrival: arrival)
+            dealWinnable(pending, draw: parsed.resetDraw ?? resetDraw(of: room), given: parsed.resetDeal, now: now)
             return
         }
         if let requestID {
@@ -786,10 +963,10 @@ public final class Hub {
     }
 
     private func applyGesture(_ connection: Connection, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
-                              now: Double, arrival: ContinuousClock.Instant?) {
+                              now: Double, arrival: ContinuousClock.Instant?, poolSeed: WinnableSeed? = nil) {
         guard case .player(let player)? = connection.session.role else { return }
         switch apply(parsed.command, cause: parsed.cause, stored: parsed.stored, player: player, in: room,
-                     clientID: requestID?.encoded, now: now, arrival: arrival) {
+                     clientID: requestID?.encoded, now: now, arrival: arrival, poolSeed: poolSeed) {
         case .success:
             if let requestID { room.enqueue(.ack(connection, id: requestID, seq: room.seq, isCommand: true)) }
         case .failure(let error):
@@ -801,7 +978,8 @@ public final class Hub {
     /// Applies one command to a room: the diff and events are queued for every member
     /// and the command goes to storage. Nothing changes if the game refuses it.
     private func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom,
-                       clientID: String?, now: Double, arrival: ContinuousClock.Instant?) -> Result<Void, GameError> {
+                       clientID: String?, now: Double, arrival: ContinuousClock.Instant?,
+                       poolSeed: WinnableSeed? = nil) -> Result<Void, GameError> {
         let outcome: GameOutcome
         switch room.game.apply(command, context: MoveContext(player: player, time: now)) {
         case .success(let result): outcome = result
@@ -810,7 +988,8 @@ public final class Hub {
         let frames = room.record(outcome, cause: cause.adding(by: player), clientID: clientID, time: now)
         let row = StoredCommand(game: room.id, seq: room.seq, command: stored, player: player, clientID: clientID,
                                 time: now, diff: frames.first?.frame.text)
-        store(StoreBatch(games: [room.storedGame], commands: [row]), for: room)
+        store(StoreBatch(games: [room.storedGame], commands: [row], winnableSeedsTaken: poolSeed.map { [$0] } ?? []),
+              for: room)
         room.enqueue(.viewBroadcast(frames), arrival: arrival)
         for event in outcome.events {
             room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))
@@ -819,9 +998,9 @@ public final class Hub {
         return .success(())
     }
 
-    private func store(_ batch: StoreBatch, for room: GameRoom) {
+    private func store(_ batch: StoreBatch, for room: GameRoom?) {
         lastTicket += 1
-        room.noteTicket(lastTicket)
+        room?.noteTicket(lastTicket)
         actions.append(.store(batch, ticket: lastTicket))
     }
 

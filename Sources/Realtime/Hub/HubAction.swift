@@ -23,6 +23,8 @@ enum HubAction {
     /// List stored games (`/api/games` with a limit above the live lobby); the answer is `storedGamesListed`.
     case listStoredGames(token: UInt64, query: LobbyQuery)
     case respond(HTTPRequestID, HTTPResponse)
+    /// Solve on the solver pool; the answer is `solved`.
+    case solve(SolveJob)
     case countError(ErrorCode)
     case log(LogLine)
 }

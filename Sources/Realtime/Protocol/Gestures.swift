@@ -16,6 +16,37 @@ struct ParsedGesture: Sendable {
     var stored: JSON
     /// `winnable: true` in a reset's options: the new deal must be one the solver proved winnable.
     var wantsWinnable = false
+
+    private var resetOptions: KlondikeResetOptions? {
+        switch command {
+        case .klondike(.reset(let options)), .race(.reset(let options)): return options
+        default: return nil
+        }
+    }
+
+    /// A reset's `draw`, if it names one.
+    var resetDraw: Int? { resetOptions?.draw }
+    /// A reset's given deal (`seed` or `deck`), if any.
+    var resetDeal: KlondikeDeal? { resetOptions?.deal }
+    var resetHasDeal: Bool { resetDeal != nil }
+
+    /// The same reset dealing `seed` (a proven winnable one): the command and its stored form
+    /// carry the seed, the cause does not.
+    func dealing(seed: UInt64) -> ParsedGesture {
+        var dealt = self
+        let options = KlondikeResetOptions(draw: resetDraw, deal: .seed(seed))
+        switch command {
+        case .klondike: dealt.command = .klondike(.reset(options))
+        case .race: dealt.command = .race(.reset(options))
+        case .plane: return self
+        }
+        var pairs = stored.objectPairs ?? []
+        let storedOptions = (stored["options"]?.objectPairs ?? []).filter { $0.key != "seed" && $0.key != "deck" }
+        pairs.removeAll { $0.key == "options" }
+        pairs.append(("options", .object(storedOptions + [("seed", .int(Int(seed)))])))
+        dealt.stored = .object(pairs)
+        return dealt
+    }
 }
 
 /// Every game command a client may send, in one table: its name, the kinds that have

@@ -39,6 +39,7 @@ public final class BoardcastServer {
         case commandFound(UInt64, Int?)
         case listed(UInt64, [StoredGame]?)
         case integrity([String])
+        case solved(SolveResult)
     }
 
     private let options: ServerOptions
@@ -52,6 +53,10 @@ public final class BoardcastServer {
     private let inbox = LockedBox<[InboxItem]>([])
     /// Loads, history pages and lookups: reads that must never run on the service thread.
     private let readers = DispatchQueue(label: "boardcast-read", attributes: .concurrent)
+    /// The solver pool: a hard deal takes up to its budget, so it runs here, never on the
+    /// service thread; one worker per core but the service thread's.
+    private let solvers = DispatchQueue(label: "boardcast-solve", attributes: .concurrent)
+    private let solverSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
     private var keepalive: KeepaliveWheel
     private var ticker: DispatchSourceTimer?
     private var stopping = false
@@ -87,7 +92,8 @@ public final class BoardcastServer {
         config.idleSeconds = options.idleSeconds
         hubConfig = config
         hub = Hub(config: config, random: { var secure = SystemRandomNumberGenerator(); return secure.next() },
-                  gameIDIsTaken: { id in (try? store.game(id: id)) != nil })
+                  gameIDIsTaken: { id in (try? store.game(id: id)) != nil },
+                  winnableSeeds: (try? store.winnableSeeds()) ?? [])
         lws.events = self
         try restoreLiveGames()
     }
@@ -212,6 +218,18 @@ public final class BoardcastServer {
             }
         case .respond(let request, let response):
             lws.respond(request, response)
+        case .solve(let job):
+            let inbox = self.inbox
+            let waker = lws.waker
+            let slots = solverSlots
+            let budget = hubConfig.solverBudget
+            solvers.async {
+                slots.wait()
+                let result = SolverWork.run(job, budget: budget)
+                slots.signal()
+                inbox.withLock { $0.append(.solved(result)) }
+                waker.wake()
+            }
         case .countError(let code):
             metrics.countError(code)
         case .log(let line):
@@ -313,6 +331,7 @@ extension BoardcastServer: LWSEvents {
             case .history(let token, let frames): perform(hub.historyRead(token: token, frames: frames, now: now))
             case .commandFound(let token, let seq): perform(hub.commandFound(token: token, seq: seq, now: now))
             case .listed(let token, let games): perform(hub.storedGamesListed(token: token, games: games))
+            case .solved(let result): perform(hub.solved(result, now: now))
             case .integrity(let problems):
                 if problems.isEmpty {
                     logger.info("background integrity check of the game database: ok")

@@ -62,17 +62,39 @@ public struct StoredCommand: Sendable, Equatable {
 public struct StoreBatch: Sendable, Equatable {
     public var games: [StoredGame] = []
     public var commands: [StoredCommand] = []
+    /// Seeds the solver proved winnable, for the pool that makes `winnable: true` instant.
+    public var winnableSeedsAdded: [WinnableSeed] = []
+    /// Pool seeds dealt: never dealt twice.
+    public var winnableSeedsTaken: [WinnableSeed] = []
 
-    public init(games: [StoredGame] = [], commands: [StoredCommand] = []) {
+    public init(games: [StoredGame] = [], commands: [StoredCommand] = [], winnableSeedsAdded: [WinnableSeed] = [],
+                winnableSeedsTaken: [WinnableSeed] = []) {
         self.games = games
         self.commands = commands
+        self.winnableSeedsAdded = winnableSeedsAdded
+        self.winnableSeedsTaken = winnableSeedsTaken
     }
 
-    public var isEmpty: Bool { games.isEmpty && commands.isEmpty }
+    public var isEmpty: Bool {
+        games.isEmpty && commands.isEmpty && winnableSeedsAdded.isEmpty && winnableSeedsTaken.isEmpty
+    }
 
     public mutating func append(_ other: StoreBatch) {
         games.append(contentsOf: other.games)
         commands.append(contentsOf: other.commands)
+        winnableSeedsAdded.append(contentsOf: other.winnableSeedsAdded)
+        winnableSeedsTaken.append(contentsOf: other.winnableSeedsTaken)
+    }
+}
+
+/// A Klondike seed the solver proved winnable with `draw`.
+public struct WinnableSeed: Sendable, Hashable {
+    public var draw: Int
+    public var seed: UInt64
+
+    public init(draw: Int, seed: UInt64) {
+        self.draw = draw
+        self.seed = seed
     }
 }
 
@@ -97,6 +119,8 @@ public protocol GameStore: Sendable {
     func command(game: String, clientID: String) throws -> StoredCommand?
     /// Writes the whole batch in one transaction (upserting game rows), durable on return.
     func write(_ batch: StoreBatch) throws
+    /// The pool of proven seeds not dealt yet.
+    func winnableSeeds() throws -> [WinnableSeed]
 }
 
 extension GameStore {

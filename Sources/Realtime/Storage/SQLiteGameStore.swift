@@ -183,6 +183,14 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
+    public func winnableSeeds() throws -> [WinnableSeed] {
+        try database.read { db in
+            try GRDB.Row.fetchAll(db, sql: "SELECT draw, seed FROM winnable_seed ORDER BY draw, seed").map {
+                WinnableSeed(draw: $0[0], seed: UInt64(bitPattern: $0[1] as Int64))
+            }
+        }
+    }
+
     public func command(game: String, clientID: String) throws -> StoredCommand? {
         try database.read { db in
             let statement = try db.cachedStatement(
@@ -218,6 +226,14 @@ public final class SQLiteGameStore: GameStore {
                     command.game, command.seq, command.command.encoded, command.player, command.clientID, command.time,
                     command.diff,
                 ])
+            }
+            if !batch.winnableSeedsAdded.isEmpty {
+                let add = try db.cachedStatement(sql: "INSERT OR IGNORE INTO winnable_seed (draw, seed) VALUES (?, ?)")
+                for seed in batch.winnableSeedsAdded { try add.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
+            }
+            if !batch.winnableSeedsTaken.isEmpty {
+                let take = try db.cachedStatement(sql: "DELETE FROM winnable_seed WHERE draw = ? AND seed = ?")
+                for seed in batch.winnableSeedsTaken { try take.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
             }
         }
     }
@@ -262,6 +278,16 @@ public final class SQLiteGameStore: GameStore {
             try db.execute(sql: """
                 ALTER TABLE command ADD COLUMN diff TEXT;
                 CREATE INDEX game_updated ON game (updated);
+                """)
+        }
+        // The solver's pool of proven winnable seeds, so `winnable: true` deals at once (section 12).
+        migrator.registerMigration("v3-winnable-seeds") { db in
+            try db.execute(sql: """
+                CREATE TABLE winnable_seed (
+                    draw INTEGER NOT NULL,
+                    seed INTEGER NOT NULL,
+                    PRIMARY KEY (draw, seed)
+                ) STRICT, WITHOUT ROWID;
                 """)
         }
         return migrator
