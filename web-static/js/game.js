@@ -49,7 +49,8 @@ export class GameView {
       el("header.game-head", {},
         el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, this.roleBadge),
         el("div.head-right", {}, this.presence, this.share)),
-      el("div.game-bar", {}, this.stats, this.note, this.tools),
+      el("div.game-bar", {}, this.stats, this.tools),
+      this.note,
       el("div.board-wrap", {}, this.boardHost, this.overlay));
     host.append(this.root);
 

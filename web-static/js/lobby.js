@@ -37,7 +37,7 @@ export class LobbyView {
     const draw = /** @type {HTMLSelectElement} */ (el("select#race-draw.race-draw", { "aria-label": "Cards drawn from the stock" },
       el("option", { value: "1", selected: true }, "Draw 1"), el("option", { value: "3" }, "Draw 3")));
     draw.addEventListener("change", () => { this.choices.raceDraw = Number(draw.value); });
-    const raceButton = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-race", { type: "submit" }, "Start race"));
+    const raceButton = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-race", { type: "submit", "aria-label": "Start a race" }, "Start"));
     const raceTile = el("form.create-tile.tile-race", {
       dataset: { create: "race" },
       "aria-label": "Race",
