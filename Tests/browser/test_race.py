@@ -157,18 +157,22 @@ def foundation_move(table: dict) -> str | None:
     return None
 
 
-def play_to_win(client, seat: str) -> list[dict]:
-    """Wins a table dealt from winnable_deck() with foundation moves only; returns the moves."""
+def winning_moves(client) -> list[dict]:
+    """The moves that win winnable_deck() with foundation moves only, found by
+    playing it as a Klondike game of its own (every race table is dealt alike)."""
+    solo = client()
+    solo.ok({"type": "create", "kind": "klondike", "options": {"deck": winnable_deck()}})
     moves = []
     for _ in range(24):
         moves += [{"type": "tap", "target": "/stock"}, {"type": "double-tap", "target": "/waste"}]
         for move in moves[-2:]:
-            client.ok(move)
-    while client.state["tables"][seat]["status"] != "won":
-        target = foundation_move(client.state["tables"][seat])
-        assert target, f"no foundation move in {client.state['tables'][seat]}"
+            solo.ok(move)
+    while solo.state["status"] != "won":
+        target = foundation_move(solo.state)
+        assert target, f"no foundation move in {solo.state}"
         moves.append({"type": "double-tap", "target": target})
-        client.ok(moves[-1])
+        solo.ok(moves[-1])
+    solo.close()
     return moves
 
 
@@ -186,35 +190,46 @@ def test_race_podium_and_new_race(server, client, browser):
     p1.ok({"type": "create", "kind": "race", "options": {"seats": 2, "deck": winnable_deck()}})
     game, token = p1.game, p1.token
     player = browser(width=1280, height=900)
-    player.get(f"{server.url}/#/play/{game}/{token}")
     spectator = browser(width=1100, height=850)
+    # About the podium, not the cards' flight: 150 moves go by without animation.
+    for d in (player, spectator):
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    player.get(f"{server.url}/#/play/{game}/{token}")
     spectator.get(f"{server.url}/#/watch/{game}")
     follow(p1, 1)
     assert p1.state["status"] == "playing"
     wait(player, lambda d: len(css(d, ".race-own .kl-table .card")) == 52, 10)
     wait(spectator, lambda d: len(css(d, ".race-seat .kl-table .card")) == 104, 10)
 
-    # p1 finishes first: both pages put it on the podium while p2 plays on.
-    moves = play_to_win(p1, "p1")
-    for d in (player, spectator):
-        wait(d, lambda d: "1st P1" in banner(d) and "1 still playing" in banner(d), 10, "no podium after the first win")
-    wait(player, lambda d: "P1 finished 1st" in d.find_element(By.ID, "toasts").text, 5)
-    assert not player.find_element(By.CSS_SELECTOR, ".won-overlay").is_displayed()
-    assert "1st" in seats(spectator)["p1"]["caption"]
-
-    # p2, the browser, plays the same deal the same way to the last card, then double-clicks it home.
+    # p2, the browser, plays to the last card, then double-clicks it home: first!
+    moves = winning_moves(client)
     assert player.execute_async_script(SEND_MOVES_JS, moves[:-1]) is None
     pile = int(moves[-1]["target"].rsplit("/", 1)[1])
     last = player.execute_script("return window.boardcast.view.session.state.tables.p2.tableau[arguments[0]].slice(-1)[0]", pile)
     wait(player, lambda d: settled(d))
     double_click(player, player.find_element(By.CSS_SELECTOR, f'.race-own .card[data-card="{last}"]'))
+    wait(player, lambda d: d.find_element(By.CSS_SELECTOR, ".won-overlay").is_displayed(), 10, "no message for the winner")
+    assert "You finished 1st!" in player.find_element(By.CSS_SELECTOR, ".won-overlay").text
+    assert player.find_element(By.CSS_SELECTOR, '.won-stats dd[data-stat="moves"]').text == str(len(moves))
+    wait(spectator, lambda d: "P2 finished 1st" in d.find_element(By.ID, "toasts").text, 5)
+    for d in (player, spectator):
+        wait(d, lambda d: "1st" in banner(d) and "P2" in banner(d) and "1 still playing" in banner(d), 10, "no podium after the first win")
+    assert not spectator.find_element(By.CSS_SELECTOR, ".won-overlay").is_displayed()
+    assert "1st" in seats(spectator)["p2"]["caption"]
+    screenshot(player, "race-first-player")
+    player.find_element(By.CSS_SELECTOR, ".won-overlay .won-close").click()
+    assert not player.find_element(By.CSS_SELECTOR, ".won-overlay").is_displayed()
+
+    # p1 finishes second: the race is over, everyone sees the full podium.
+    for move in moves:
+        p1.ok(move)
     for d in (player, spectator):
         wait(d, lambda d: d.find_element(By.CSS_SELECTOR, ".won-overlay").is_displayed(), 10, "no podium at the end")
         text = d.find_element(By.CSS_SELECTOR, ".won-overlay").text
         assert "Race finished" in text, text
         places = d.execute_script("return [...document.querySelectorAll('.podium-list li')].map(li => [li.dataset.place, li.dataset.seat])")
-        assert places == [["1", "p1"], ["2", "p2"]], places
-    assert "You finished 2nd" in player.find_element(By.CSS_SELECTOR, ".won-overlay").text
+        assert places == [["1", "p2"], ["2", "p1"]], places
+    assert "You finished 1st" in player.find_element(By.CSS_SELECTOR, ".won-overlay").text
     assert not css(spectator, ".won-overlay .won-new"), "a spectator cannot deal a new race"
     assert player.find_element(By.CSS_SELECTOR, ".tool.new-deal").is_enabled()
     screenshot(player, "race-podium-player")
