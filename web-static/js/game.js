@@ -102,7 +102,7 @@ export class GameView {
 
   /** Our seat is held by another connection: say so while the session asks again. @param {{seat: string, held: boolean, attempt: number}} s */
   seatRefused(s) {
-    if (s.held && s.attempt === 1) toast(`Taking back your seat ${seatName(s.seat)}…`);
+    if (s.held && s.attempt === 1) toast(`Taking back your seat ${seatName(s.seat)}\u2026`);
     if (!s.held) rememberSeat(this.game, undefined);
   }
 
