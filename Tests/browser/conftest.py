@@ -21,6 +21,7 @@ from pathlib import Path
 import jsonpatch
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -236,7 +237,10 @@ def screenshot(driver, name: str) -> Path:
 
 
 def wait(driver, condition, timeout: float = 10, message: str = ""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition, message)
+    # The lobby redraws its rows on every update, so an element found a moment
+    # ago may be gone: that is "not yet", not a failure.
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
 
 
 def css(driver, selector: str):

@@ -1,15 +1,19 @@
 // @ts-check
 /**
  * A game being played or watched: the session (state from the server), the
- * board (Klondike table or Plane), the toolbar, sharing, presence, and the
- * won message.
+ * board (Klondike table, race tables or Plane), the toolbar, sharing,
+ * presence, and the won message (a podium in a race).
  */
 import { GameSession } from "./session.js";
 import { KlondikeView } from "./klondike.js";
 import { PlaneView } from "./plane.js";
+import { RaceView, ordinal, podium, seatName, seatsOf } from "./race.js";
 import { ShakeDetector } from "./motion.js";
 import { el, icon, toast, copyText, formatDuration, confirmDialog, plural } from "./ui.js";
-import { routeHash, routeURL, rememberToken, forgetToken } from "./routes.js";
+import { routeHash, routeURL, rememberToken, forgetToken, knownSeat, rememberSeat } from "./routes.js";
+
+/** What the page says when the solver finds the position lost (PROTOCOL section 12). */
+export const LOST_DEAL_TEXT = "This deal can no longer be won";
 
 /** @typedef {import("./net.js").Connection} Connection */
 
@@ -26,15 +30,18 @@ export class GameView {
     this.role = options.role;
     /** @type {string | null} */
     this.kind = options.kind || null;
-    /** @type {KlondikeView | PlaneView | null} */
+    /** @type {KlondikeView | PlaneView | RaceView | null} */
     this.board = null;
     if (this.token) rememberToken(this.game, this.token);
+    /** @type {number | null} the own table's move count when the solver said the deal was lost */
+    this.lostAt = null;
 
     this.title = el("h1.game-title", {}, "Loading\u2026");
     this.stats = el("div.stats", { "aria-live": "polite" });
     this.presence = el("span.presence", {}, "");
     this.roleBadge = el("span.badge.role.watching", { hidden: this.role === "player" }, "Watching");
     this.tools = el("div.tools", { role: "toolbar", "aria-label": "Game" });
+    this.note = el("p.hint-note", { role: "status", hidden: true });
     this.share = el("div.share");
     this.boardHost = el("div.board-host");
     this.overlay = el("div.won-overlay", { hidden: true, role: "dialog", "aria-modal": "false", "aria-labelledby": "won-title" });
@@ -43,16 +50,21 @@ export class GameView {
         el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, this.roleBadge),
         el("div.head-right", {}, this.presence, this.share)),
       el("div.game-bar", {}, this.stats, this.tools),
+      this.note,
       el("div.board-wrap", {}, this.boardHost, this.overlay));
     host.append(this.root);
 
-    this.session = new GameSession(conn, { game: this.game, token: this.token, role: this.role, adopt: options.adopt });
+    this.session = new GameSession(conn, {
+      game: this.game, token: this.token, role: this.role, adopt: options.adopt,
+      seat: this.token ? knownSeat(this.game) : undefined,
+    });
     this.session.on("joined", (m) => this.joined(m));
     this.session.on("change", (c) => this.changed(c));
     this.session.on("event", (e) => this.event(e));
     this.session.on("presence", () => this.updatePresence());
     this.session.on("hint", (h) => this.hint(h));
     this.session.on("fatal", (error) => this.fatal(error));
+    this.session.on("seat", (s) => this.seatRefused(s));
     this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
     document.addEventListener("keydown", this.keyHandler);
     this.shake = new ShakeDetector(() => this.newDeal(true));
@@ -64,12 +76,34 @@ export class GameView {
     return this.role === "player";
   }
 
+  /** Klondike tables on the board: the table tools, hints and keys apply. */
+  get hasTables() {
+    return this.kind === "klondike" || this.kind === "race";
+  }
+
+  /** The Klondike state this page plays (or watches, in Klondike), if any. */
+  get ownTable() {
+    const s = this.session.state;
+    if (!s) return null;
+    if (this.kind === "klondike") return s;
+    if (this.kind === "race" && this.isPlayer && this.session.you) return s.tables?.[this.session.you] ?? null;
+    return null;
+  }
+
   /** @param {any} m */
   joined(m) {
     this.role = m.role;
     this.roleBadge.hidden = this.isPlayer;
     if (!this.kind || this.kind !== m.kind) this.setKind(m.kind);
+    // A reload of this tab sits down at the same table.
+    if (m.kind === "race" && m.role === "player" && m.you) rememberSeat(this.game, m.you);
     this.buildShare();
+  }
+
+  /** Our seat is held by another connection: say so while the session asks again. @param {{seat: string, held: boolean, attempt: number}} s */
+  seatRefused(s) {
+    if (s.held && s.attempt === 1) toast(`Taking back your seat ${seatName(s.seat)}\u2026`);
+    if (!s.held) rememberSeat(this.game, undefined);
   }
 
   /** @param {string} kind */
@@ -80,6 +114,9 @@ export class GameView {
     const send = (/** @type {any} */ message) => this.command(message);
     if (kind === "plane") {
       this.board = new PlaneView(this.boardHost, { interactive: this.isPlayer, send, you: () => this.session.you });
+    } else if (kind === "race") {
+      this.board = new RaceView(this.boardHost, { interactive: this.isPlayer, send, you: () => this.session.you });
+      this.board.setPlayers(this.session.players);
     } else {
       this.board = new KlondikeView(this.boardHost, { interactive: this.isPlayer, send });
     }
@@ -90,26 +127,37 @@ export class GameView {
 
   updateTitle() {
     const s = this.session.state;
-    let name = this.kind === "plane" ? "Plane" : "Klondike";
+    let name = this.kind === "plane" ? "Plane" : this.kind === "race" ? "Race" : "Klondike";
     if (this.kind === "klondike" && s) name += ` \u00b7 Draw ${s.draw}`;
-    this.title.replaceChildren(document.createTextNode(name), el("code.game-id", {}, this.game));
-    document.title = `${name} ${this.game} \u00b7 Boardcast`;
+    // A race's details go in a part of the title a phone may leave out.
+    let detail = "";
+    if (this.kind === "race" && s) {
+      const seats = seatsOf(s);
+      const draw = s.tables?.[seats[0]]?.draw;
+      detail = ` \u00b7 ${plural(seats.length, "seat")}${draw ? ` \u00b7 Draw ${draw}` : ""}`;
+    }
+    this.title.replaceChildren(document.createTextNode(name), detail ? el("span.title-detail", {}, detail) : "", el("code.game-id", {}, this.game));
+    document.title = `${name}${detail} ${this.game} \u00b7 Boardcast`;
   }
 
   buildTools() {
     const b = (/** @type {string} */ label, /** @type {string} */ name, /** @type {string} */ key, /** @type {() => void} */ fn, /** @type {string} */ cls) =>
       el(`button.btn.tool.${cls}`, { type: "button", onclick: fn, title: key ? `${label} (${key})` : label, "aria-keyshortcuts": key || undefined }, icon(name), el("span.label", {}, label));
     const tools = [];
-    if (this.kind === "klondike") {
+    if (this.hasTables) {
       if (this.isPlayer) tools.push(b("Undo", "undo", "Control+Z", () => this.undo(), "undo"));
-      tools.push(b("Hint", "hint", "H", () => this.askHint(), "hint"));
-      if (this.isPlayer) tools.push(b("New deal", "deal", "N", () => this.newDeal(false), "new-deal"));
+      // A race's hints are for a seated player's own table.
+      if (this.kind === "klondike" || this.isPlayer) tools.push(b("Hint", "hint", "H", () => this.askHint(), "hint"));
+      if (this.isPlayer) tools.push(this.kind === "race"
+        ? b("New race", "deal", "N", () => this.newDeal(false), "new-deal")
+        : b("New deal", "deal", "N", () => this.newDeal(false), "new-deal"));
     }
     if (this.isPlayer && ShakeDetector.needsPermission() && !this.shake.listening) {
       tools.push(b("Shake", "shake", "", () => this.enableShake(), "shake-enable"));
     }
     tools.push(el("a.btn.tool.replay-link", { href: routeHash({ name: "replay", game: this.game }), title: "Replay from the start" }, icon("replay"), el("span.label", {}, "Replay")));
     this.tools.replaceChildren(...tools);
+    this.updateStats();
     if (this.isPlayer && ShakeDetector.available() && !ShakeDetector.needsPermission()) this.shake.enable();
   }
 
@@ -161,7 +209,16 @@ export class GameView {
       } else if (s.status !== "won" && !this.overlay.hidden) {
         this.hideWon();
       }
+    } else if (this.kind === "race") {
+      if (s.status === "finished" && change.via === "snapshot" && this.overlay.hidden) {
+        this.showPodium();
+      } else if (s.status !== "finished" && this.overlay.dataset.kind === "podium" && !this.overlay.hidden) {
+        this.hideWon();
+      }
     }
+    // The solver's verdict was about the position it was asked about.
+    const own = this.ownTable;
+    if (this.lostAt !== null && (!own || own.moves !== this.lostAt || own.status === "won")) this.showLost(false);
   }
 
   updateStats() {
@@ -169,12 +226,27 @@ export class GameView {
     if (!s) return;
     const stat = (/** @type {string} */ label, /** @type {any} */ value, /** @type {string} */ cls) =>
       el(`span.stat.${cls}`, {}, el("span.stat-label", {}, label), el("span.stat-value", {}, String(value)));
+    const undo = /** @type {HTMLButtonElement | null} */ (this.tools.querySelector(".undo"));
     if (this.kind === "klondike") {
       // Undo stops at a win (the server would refuse it).
-      const undo = /** @type {HTMLButtonElement | null} */ (this.tools.querySelector(".undo"));
       if (undo) undo.disabled = s.status === "won" || s.moves === 0;
       this.stats.replaceChildren(stat("Moves", s.moves, "moves"), stat("Score", s.score, "score"),
         el(`span.badge.status.${s.status}`, {}, s.status === "won" ? "Won" : "Playing"));
+    } else if (this.kind === "race") {
+      const own = this.ownTable;
+      if (undo) undo.disabled = !own || s.status !== "playing" || own.status === "won" || own.moves === 0;
+      const hint = /** @type {HTMLButtonElement | null} */ (this.tools.querySelector(".hint"));
+      if (hint) hint.disabled = !own || own.status === "won";
+      const again = /** @type {HTMLButtonElement | null} */ (this.tools.querySelector(".new-deal"));
+      if (again) {
+        again.disabled = s.status !== "finished";
+        again.title = s.status === "finished" ? "New race (N)" : "A new race can be dealt once every table is won";
+      }
+      const label = s.status === "waiting" ? "Waiting" : s.status === "finished" ? "Finished" : "Racing";
+      const done = (s.finished || []).length, seats = seatsOf(s).length;
+      this.stats.replaceChildren(
+        ...(own ? [stat("Moves", own.moves, "moves"), stat("Score", own.score, "score")] : [stat("Finished", `${done}/${seats}`, "finished")]),
+        el(`span.badge.status.${s.status}`, {}, label));
     } else {
       const count = (s.order || []).length;
       this.stats.replaceChildren(stat("Rectangles", count, "count"));
@@ -186,29 +258,102 @@ export class GameView {
     this.presence.replaceChildren(
       el("span.presence-players", {}, plural(players, "player")),
       el("span.presence-watching", {}, `${spectators} watching`));
+    if (this.board instanceof RaceView) this.board.setPlayers(players);
   }
 
   /** @param {any} e */
   event(e) {
+    if (this.kind === "race") {
+      this.raceEvent(e);
+      return;
+    }
     if (e.event === "won") this.showWon(e);
-    else if (e.event === "reset") this.hideWon();
+    else if (e.event === "reset") { this.hideWon(); this.showLost(false); }
+  }
+
+  /** @param {any} e */
+  raceEvent(e) {
+    const board = this.board instanceof RaceView ? this.board : null;
+    if (e.event === "start") {
+      toast("Every seat is taken: the race is on!");
+    } else if (e.event === "won") {
+      board?.addWin(e);
+      // The finishing diff came first: the state already says whether the race is over.
+      if (this.session.state?.status === "finished") this.showPodium();
+      else if (this.isPlayer && e.by === this.session.you) this.showFinish(e);
+      else toast(`${seatName(String(e.by))} finished ${ordinal(Number(e.place))}`);
+    } else if (e.event === "reset") {
+      board?.clearWins();
+      this.hideWon();
+      this.showLost(false);
+      toast("A new race is dealt");
+    }
   }
 
   /** @param {{moves?: number, score?: number, seconds?: number}} info */
   showWon(info) {
+    const actions = [];
+    if (this.isPlayer && this.kind === "klondike") actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => this.newDeal(false) }, "New deal"));
+    actions.push(el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay"));
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => this.hideWon() }, "Look at the table"));
+    this.showOverlay("won", this.isPlayer ? "You won!" : "Game won!", [this.figures(info)], actions);
+  }
+
+  /** This player's table is won while others play on. @param {any} e */
+  showFinish(e) {
+    this.showOverlay("finish", `You finished ${ordinal(Number(e.place))}!`, [this.figures(e)], [
+      el("button.btn.primary.won-close", { type: "button", onclick: () => this.hideWon() }, "Watch the others"),
+      el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay"),
+    ]);
+  }
+
+  /** Every table is won: the full podium. */
+  showPodium() {
+    const s = this.session.state;
+    if (!s) return;
+    const places = podium(s, this.board instanceof RaceView ? this.board.wins : new Map());
+    const you = this.isPlayer ? this.session.you : undefined;
+    const mine = places.find((p) => p.seat === you);
+    const list = el("ol.podium-list", {}, ...places.map((p) => {
+      const figures = [
+        p.moves !== undefined ? plural(p.moves, "move") : null,
+        p.score !== undefined ? plural(p.score, "point") : null,
+        typeof p.seconds === "number" ? formatDuration(p.seconds) : null,
+      ].filter(Boolean).join(" \u00b7 ");
+      return el("li", { dataset: { seat: p.seat, place: String(p.place) }, class: p.seat === you ? "you" : undefined },
+        el("span.podium-place", {}, ordinal(p.place)),
+        el("span.podium-seat", {}, p.seat === you ? `You (${seatName(p.seat)})` : seatName(p.seat)),
+        el("span.podium-figures", {}, figures));
+    }));
+    const actions = [];
+    if (this.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => this.newDeal(false) }, "New race"));
+    actions.push(el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay"));
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => this.hideWon() }, "Look at the tables"));
+    this.showOverlay("podium", "Race finished", [mine ? el("p.won-sub", {}, `You finished ${ordinal(mine.place)}`) : null, list], actions);
+  }
+
+  /** Moves, score and time as a row of figures. @param {{moves?: number, score?: number, seconds?: number}} info */
+  figures(info) {
     const rows = [
       ["Moves", info.moves],
       ["Score", info.score],
       ["Time", typeof info.seconds === "number" ? formatDuration(info.seconds) : undefined],
     ].filter(([, v]) => v !== undefined && v !== null);
-    const actions = [];
-    if (this.isPlayer && this.kind === "klondike") actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => this.newDeal(false) }, "New deal"));
-    actions.push(el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay"));
-    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => this.hideWon() }, "Look at the table"));
+    return el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v)))));
+  }
+
+  /**
+   * @param {string} kind "won", "finish" or "podium"
+   * @param {string} title
+   * @param {(Node | null)[]} body
+   * @param {Node[]} actions
+   */
+  showOverlay(kind, title, body, actions) {
+    this.overlay.dataset.kind = kind;
     this.overlay.replaceChildren(el("div.won-card", {},
       el("div.won-suits", { "aria-hidden": "true" }, el("span", {}, "\u2660\uFE0E"), el("span.red", {}, "\u2665\uFE0E"), el("span", {}, "\u2663\uFE0E"), el("span.red", {}, "\u2666\uFE0E")),
-      el("h2#won-title", {}, this.isPlayer ? "You won!" : "Game won!"),
-      el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v))))),
+      el("h2#won-title", {}, title),
+      ...body,
       el("div.won-actions", {}, ...actions)));
     const wasHidden = this.overlay.hidden;
     this.overlay.hidden = false;
@@ -235,14 +380,29 @@ export class GameView {
     this.conn.request({ type: "hint" }).catch((e) => toast(e.message || "No hint", "error"));
   }
 
-  /** @param {any} h */
+  /**
+   * A hint: the move is marked on the table. `winnable: false` (PROTOCOL
+   * section 12) means the position is lost whatever is played: that is said
+   * until the table changes; `true`, `null` or no verdict say nothing more.
+   * @param {any} h
+   */
   hint(h) {
-    if (!(this.board instanceof KlondikeView)) return;
+    if (!(this.board instanceof KlondikeView || this.board instanceof RaceView)) return;
+    const lost = h.winnable === false;
+    this.showLost(lost);
     if (!h.from) {
-      toast("No useful move left: try a new deal");
+      if (!lost) toast(this.kind === "race" ? "No useful move left" : "No useful move left: try a new deal");
       return;
     }
     this.board.showHint(h.from, h.to);
+  }
+
+  /** Shows or clears the solver's "lost" verdict. @param {boolean} lost */
+  showLost(lost) {
+    this.lostAt = lost ? this.ownTable?.moves ?? 0 : null;
+    this.note.hidden = !lost;
+    this.note.dataset.winnable = lost ? "false" : "";
+    this.note.textContent = lost ? `${LOST_DEAL_TEXT}. ${this.kind === "race" ? "Undo to go back." : "Undo, or start a new deal."}` : "";
   }
 
   /** @param {boolean} fromShake */
@@ -251,6 +411,12 @@ export class GameView {
     const s = this.session.state;
     if (this.kind === "plane") {
       if (this.board instanceof PlaneView) this.board.clear();
+      return;
+    }
+    if (this.kind === "race") {
+      // Nothing is lost by then: every table is won.
+      if (s && s.status === "finished") this.command({ type: "reset" }).catch(() => {});
+      else if (!fromShake) toast("A new race can be dealt once every table is won");
       return;
     }
     if (document.querySelector("dialog[open]")) return;
@@ -267,7 +433,7 @@ export class GameView {
       this.hideWon();
       return;
     }
-    if (this.kind !== "klondike") return;
+    if (!this.hasTables) return;
     const k = e.key.toLowerCase();
     if ((e.ctrlKey || e.metaKey) && k === "z" && !e.shiftKey) {
       if (!this.isPlayer) return;
@@ -276,7 +442,7 @@ export class GameView {
     } else if (e.ctrlKey || e.metaKey) {
       return;
     } else if (k === "h") {
-      this.askHint();
+      if (this.kind === "klondike" || this.isPlayer) this.askHint();
     } else if (k === "n" && this.isPlayer) {
       this.newDeal(false);
     }
@@ -284,18 +450,24 @@ export class GameView {
 
   /** @param {any} error */
   fatal(error) {
-    const body = [el("h2", {}, error.code === "not-found" ? "No such game" : "Cannot open this game"),
-      el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : error.code === "forbidden" ? "This play link's token is not valid for this game." : error.message)];
+    // A race refuses a valid token when no seat is free (the message says which).
+    const seats = error.code === "forbidden" && /\bseat/.test(String(error.message));
+    const body = [el("h2", {}, error.code === "not-found" ? "No such game" : seats ? "No free seat" : "Cannot open this game"),
+      el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.`
+        : seats ? `You cannot sit down at this race: ${error.message}.`
+        : error.code === "forbidden" ? "This play link's token is not valid for this game." : error.message)];
     const actions = [el("a.btn.primary", { href: "#/" }, "Back to the lobby")];
     if (error.code === "forbidden") actions.push(el("a.btn", { href: routeHash({ name: "watch", game: this.game }) }, "Watch instead"));
     this.session.close();
     this.board?.destroy();
     this.board = null;
-    if (error.code === "forbidden" || error.code === "not-found") forgetToken(this.game);
+    if ((error.code === "forbidden" && !seats) || error.code === "not-found") forgetToken(this.game);
+    rememberSeat(this.game, undefined);
     this.tools.replaceChildren();
     this.share.replaceChildren();
     this.presence.replaceChildren();
     this.stats.replaceChildren();
+    this.showLost(false);
     this.roleBadge.hidden = true;
     this.title.textContent = "Game not available";
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" }, ...body, el("div.notice-actions", {}, ...actions)));

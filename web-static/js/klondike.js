@@ -124,6 +124,8 @@ export function geometry(width) {
  * @typedef {object} KlondikeOptions
  * @property {boolean} interactive gestures allowed (a player, not a spectator or a replay)
  * @property {(message: {[key: string]: any}) => Promise<any>} send a game command; rejects on `error`
+ * @property {string} [label] what the table is called for screen readers ("Klondike table")
+ * @property {boolean} [compact] a small table (a rival's in a race, a thumbnail): lighter details
  */
 
 export class KlondikeView {
@@ -140,7 +142,8 @@ export class KlondikeView {
     this.cards = new Map();
     /** @type {WeakMap<HTMLElement, Placed>} */
     this.placed = new WeakMap();
-    this.table = el("div.kl-table", { role: "application", "aria-label": "Klondike table" });
+    this.table = el("div.kl-table", { role: "application", "aria-label": options.label || "Klondike table" });
+    if (options.compact) this.table.classList.add("compact");
     this.slots = new Map();
     for (let f = 0; f < 4; f++) this.addSlot(`/foundations/${f}`, "foundation", "A");
     this.addSlot("/waste", "waste", "");

@@ -6,6 +6,7 @@
  */
 import { KlondikeView } from "./klondike.js";
 import { PlaneView } from "./plane.js";
+import { RaceView } from "./race.js";
 import { Timeline, describeCause } from "./timeline.js";
 import { el, icon } from "./ui.js";
 import { routeHash } from "./routes.js";
@@ -38,7 +39,7 @@ export class ReplayView {
     this.timer = 0;
     this.loading = true;
     this.closed = false;
-    /** @type {KlondikeView | PlaneView | null} */
+    /** @type {KlondikeView | PlaneView | RaceView | null} */
     this.board = null;
 
     this.title = el("h1.game-title", {}, "Replay");
@@ -95,7 +96,7 @@ export class ReplayView {
     if (this.closed || m.game !== this.game) return;
     if (m.type === "joined") {
       this.kind = m.kind;
-      this.title.replaceChildren(document.createTextNode(m.kind === "plane" ? "Plane" : "Klondike"), el("code.game-id", {}, this.game));
+      this.title.replaceChildren(document.createTextNode(m.kind === "plane" ? "Plane" : m.kind === "race" ? "Race" : "Klondike"), el("code.game-id", {}, this.game));
       document.title = `Replay ${this.game} \u00b7 Boardcast`;
     } else if (m.type === "snapshot") {
       this.snapshot = m;
@@ -133,10 +134,13 @@ export class ReplayView {
     for (const d of diffs) this.timeline.push(d);
     this.buffered = [];
     this.loading = false;
-    const kind = this.kind || (base && "rectangles" in base ? "plane" : "klondike");
+    const kind = this.kind || (base && "rectangles" in base ? "plane" : base && "tables" in base ? "race" : "klondike");
+    const send = () => Promise.reject(new Error("replay"));
     this.board = kind === "plane"
-      ? new PlaneView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")), you: () => undefined, readOnlyTitle: "Replay" })
-      : new KlondikeView(this.boardHost, { interactive: false, send: () => Promise.reject(new Error("replay")) });
+      ? new PlaneView(this.boardHost, { interactive: false, send, you: () => undefined, readOnlyTitle: "Replay" })
+      : kind === "race"
+        ? new RaceView(this.boardHost, { interactive: false, send, you: () => undefined })
+        : new KlondikeView(this.boardHost, { interactive: false, send });
     this.position = baseSeq;
     this.board.setState(this.timeline.stateAt(baseSeq), false);
     this.updateControls();

@@ -103,3 +103,34 @@ export function forgetToken(game) {
     // Nothing stored, nothing to forget.
   }
 }
+
+const SEATS_KEY = "boardcast.seats";
+
+/**
+ * The race seat this tab last held in a game, so a reload sits down at the
+ * same table. Per tab (sessionStorage): another tab with the same play link is
+ * another player and takes a free seat.
+ * @param {string} game
+ * @returns {string | undefined}
+ */
+export function knownSeat(game) {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(SEATS_KEY) || "{}");
+    return v && typeof v === "object" && typeof v[game] === "string" ? v[game] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** @param {string} game @param {string | undefined} seat undefined forgets it */
+export function rememberSeat(game, seat) {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(SEATS_KEY) || "{}");
+    const all = v && typeof v === "object" ? v : {};
+    if (seat) all[game] = seat;
+    else delete all[game];
+    sessionStorage.setItem(SEATS_KEY, JSON.stringify(all));
+  } catch {
+    // No storage: a reload takes the first free seat instead.
+  }
+}

@@ -6,6 +6,9 @@
  */
 import { applyPatch, PatchError } from "./patch.js";
 
+/** How often a seated player asks again for a seat its own dropped connection still holds. */
+const SEAT_RETRIES = 30;
+
 /** @typedef {import("./net.js").Connection} Connection */
 /** @typedef {import("./net.js").Message} Message */
 
@@ -33,14 +36,19 @@ export function classifyDiff(known, incoming) {
 export class GameSession {
   /**
    * @param {Connection} conn
-   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean}} options
-   *   adopt: the server is already joining us (after `create`); do not send join
+   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, seat?: string}} options
+   *   adopt: the server is already joining us (after `create`); do not send join.
+   *   seat: the race seat to ask for on the first join (the one this tab held before a reload)
    */
   constructor(conn, options) {
     this.conn = conn;
     this.game = options.game;
     this.token = options.token;
     this.role = options.role;
+    /** @type {string | undefined} a remembered race seat, asked for until we hold one */
+    this.seat = options.seat;
+    this.seatRetries = 0;
+    this.seatTimer = 0;
     /** @type {string | null} */
     this.kind = null;
     /** @type {string | undefined} */
@@ -56,7 +64,7 @@ export class GameSession {
     /** the connection dropped since we last joined */
     this.lost = false;
     /** @type {{[name: string]: Set<(arg: any) => void>}} */
-    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set() };
+    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set(), seat: new Set() };
     this.unsubscribe = [
       conn.onMessage((m) => this.handle(m)),
       conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; }),
@@ -66,7 +74,7 @@ export class GameSession {
   }
 
   /**
-   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal"} name
+   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal" | "seat"} name
    * @param {(arg: any) => void} listener
    */
   on(name, listener) {
@@ -79,23 +87,70 @@ export class GameSession {
     for (const listener of this.listeners[name]) listener(arg);
   }
 
+  /**
+   * The race seat a join asks for: the one this page holds (a join without it
+   * would take the first free seat, which may be another player's table), else
+   * the one remembered from before a reload.
+   * @returns {string | undefined}
+   */
+  seatToAsk() {
+    if (this.role !== "player" || !this.token) return undefined;
+    if (this.kind === "race" && this.you) return this.you;
+    return this.seat;
+  }
+
   /** Join (player) or watch (spectator) the game, with `since` when a state is held. */
   rejoin(fresh = false) {
     if (this.closed) return;
+    clearTimeout(this.seatTimer);
     /** @type {Message} */
     const body = this.role === "player" && this.token
       ? { type: "join", game: this.game, token: this.token }
       : { type: "watch", game: this.game };
+    const seat = this.seatToAsk();
+    if (seat) body.seat = seat;
     if (this.seq !== null && !fresh) body.since = this.seq;
     this.resyncing = true;
     this.conn.request(body).then(
-      () => { this.resyncing = false; },
+      () => { this.resyncing = false; this.seatRetries = 0; },
       (error) => {
         this.resyncing = false;
         if (error.code === "disconnected") this.lost = true;
-        else if (!this.closed) this.emit("fatal", error);
+        else if (this.closed) return;
+        else if (error.code === "forbidden" && seat) this.seatRefused(seat, fresh, error);
+        else this.emit("fatal", error);
       },
     );
+  }
+
+  /**
+   * The seat we asked for is held by another connection.
+   * @param {string} seat @param {boolean} fresh @param {any} error
+   */
+  seatRefused(seat, fresh, error) {
+    if (this.kind === "race" && this.you === seat) {
+      // Our own table: most likely held by our previous connection, which the
+      // server has not seen drop yet (it does within two ping intervals).
+      if (this.seatRetries++ < SEAT_RETRIES) {
+        this.emit("seat", { seat, held: true, attempt: this.seatRetries });
+        // While disconnected, the reconnect joins again by itself.
+        this.seatTimer = window.setTimeout(() => { if (this.conn.status === "open") this.rejoin(fresh); },
+          Math.min(5000, 500 * 2 ** Math.min(this.seatRetries, 4)));
+        return;
+      }
+      this.emit("fatal", error);
+      return;
+    }
+    // A seat remembered from before a reload: the page we replaced may still hold
+    // it for a moment, so ask once more; then it is someone else's: take a free one.
+    if (this.seatRetries++ < 1) {
+      this.seatTimer = window.setTimeout(() => { if (this.conn.status === "open") this.rejoin(fresh); }, 1000);
+      return;
+    }
+    this.seatRetries = 0;
+    this.seat = undefined;
+    this.emit("seat", { seat, held: false, attempt: 0 });
+    this.rejoin(fresh);
   }
 
   /** @param {Message} m */
@@ -174,6 +229,7 @@ export class GameSession {
 
   close() {
     this.closed = true;
+    clearTimeout(this.seatTimer);
     this.conn.dropGameCommands();
     for (const off of this.unsubscribe) off();
   }

@@ -75,6 +75,8 @@ export function describeCause(cause) {
       return `${by}alpha ${cause.step > 0 ? "+1" : "\u22121"}`;
     case "leave":
       return `${by}left`;
+    case "start":
+      return "The race starts";
     default:
       return by + String(cause.type ?? "");
   }

@@ -1,0 +1,295 @@
+// @ts-check
+/**
+ * A race (PROTOCOL section 13): one Klondike table per seat, all dealt alike.
+ * A seated player sees their own table full size, with every gesture of the
+ * Klondike table, and the rivals' tables small beside it (their cards arrive
+ * as `??`, foundations real). A spectator sees every table side by side; on a
+ * phone, one large and the others as thumbnails to switch to. Every table is
+ * a KlondikeView showing `state.tables[seat]`; this view never changes the
+ * state itself.
+ */
+import { KlondikeView } from "./klondike.js";
+import { el, playerColor, plural } from "./ui.js";
+
+// ---- the race as data ---------------------------------------------------
+
+/**
+ * The seats of a race state in order: p1, p2, ..., p10.
+ * @param {any} state
+ * @returns {string[]}
+ */
+export function seatsOf(state) {
+  const tables = state && state.tables && typeof state.tables === "object" ? Object.keys(state.tables) : [];
+  const number = (/** @type {string} */ s) => Number(/(\d+)$/.exec(s)?.[1] ?? Infinity);
+  return tables.sort((a, b) => number(a) - number(b) || a.localeCompare(b));
+}
+
+/** "1st", "2nd", "3rd", "4th", ..., "11th". @param {number} n */
+export function ordinal(n) {
+  const tens = n % 100, ones = n % 10;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
+  return `${n}${suffix}`;
+}
+
+/** How a seat is called on the page: "P2". @param {string} seat */
+export function seatName(seat) {
+  return seat.toUpperCase();
+}
+
+/** Cards on a table's foundations, 0 to 52. @param {any} table */
+export function homeCount(table) {
+  return (table?.foundations || []).reduce((/** @type {number} */ n, /** @type {any} */ f) => n + (Array.isArray(f) ? f.length : 0), 0);
+}
+
+/**
+ * @typedef {object} Place
+ * @property {number} place 1 for the first to finish
+ * @property {string} seat
+ * @property {number | undefined} moves
+ * @property {number | undefined} score
+ * @property {number | undefined} seconds only known from the `won` event
+ */
+
+/**
+ * The podium so far: `finished` in order, with the figures of each `won` event
+ * this page saw (a late joiner has only what the state says).
+ * @param {any} state
+ * @param {Map<string, any>} wins won events by seat
+ * @returns {Place[]}
+ */
+export function podium(state, wins) {
+  const finished = Array.isArray(state?.finished) ? state.finished : [];
+  return finished.map((/** @type {string} */ seat, /** @type {number} */ i) => {
+    const e = wins.get(seat), table = state.tables?.[seat];
+    return { place: i + 1, seat, moves: e?.moves ?? table?.moves, score: e?.score ?? table?.score, seconds: e?.seconds };
+  });
+}
+
+/**
+ * The line shown until the race starts. The state does not say which seats were
+ * taken; the players present (presence) do.
+ * @param {number} seats
+ * @param {number} players
+ */
+export function waitingText(seats, players) {
+  return `Waiting for players: ${Math.max(0, Math.min(seats, players))} of ${seats} seats taken`;
+}
+
+// ---- the view ----------------------------------------------------------------
+
+/**
+ * @typedef {object} RaceOptions
+ * @property {boolean} interactive a seated player: gestures on their own table
+ * @property {(message: {[key: string]: any}) => Promise<any>} send a game command
+ * @property {() => (string | undefined)} you this connection's seat
+ */
+
+/**
+ * @typedef {object} SeatTable
+ * @property {HTMLElement} figure
+ * @property {HTMLElement} caption
+ * @property {KlondikeView} view
+ * @property {string} shown the table state last given to the view, as JSON
+ */
+
+const refuse = () => Promise.reject(new Error("not your table"));
+
+export class RaceView {
+  /**
+   * @param {HTMLElement} host
+   * @param {RaceOptions} options
+   */
+  constructor(host, options) {
+    this.host = host;
+    this.options = options;
+    /** @type {any} */
+    this.state = null;
+    /** seated players present, from presence */
+    this.players = 0;
+    /** @type {Map<string, any>} won events by seat */
+    this.wins = new Map();
+    /** @type {Map<string, SeatTable>} */
+    this.tables = new Map();
+    /** @type {string | null} the table a spectator on a narrow screen sees large */
+    this.focus = null;
+    this.shape = "";
+    this.banner = el("div.race-banner", { role: "status", "aria-live": "polite", hidden: true });
+    this.area = el("div.race-area");
+    this.root = el("div.race", {}, this.banner, this.area);
+    host.append(this.root);
+  }
+
+  /** The seat whose table is played here, if this page holds one. */
+  get own() {
+    const you = this.options.interactive ? this.options.you() : undefined;
+    return you && this.state?.tables?.[you] ? you : undefined;
+  }
+
+  /** The view of the table played here (hints show on it). */
+  get ownView() {
+    const own = this.own;
+    return own ? this.tables.get(own)?.view ?? null : null;
+  }
+
+  /**
+   * @param {any} state a race state
+   * @param {boolean} animate
+   */
+  setState(state, animate) {
+    this.state = state;
+    const seats = seatsOf(state);
+    const own = this.own;
+    const shape = `${own || ""}|${seats.join(",")}`;
+    if (shape !== this.shape) {
+      this.build(seats, own);
+      this.shape = shape;
+      animate = false;
+    }
+    for (const seat of seats) {
+      const t = /** @type {SeatTable} */ (this.tables.get(seat));
+      const table = state.tables[seat];
+      // A diff touches one table: only that one is drawn again (and loses its hint).
+      const json = JSON.stringify(table);
+      if (json !== t.shown) {
+        t.shown = json;
+        t.view.setState(table, animate);
+      }
+      this.paintCaption(seat);
+    }
+    this.root.dataset.status = String(state.status);
+    this.paintBanner();
+  }
+
+  /** @param {string[]} seats @param {string | undefined} own */
+  build(seats, own) {
+    for (const t of this.tables.values()) t.view.destroy();
+    this.tables.clear();
+    /** @type {{seat: string, host: HTMLElement, compact: boolean}[]} */
+    const hosts = [];
+    const figure = (/** @type {string} */ seat, /** @type {boolean} */ compact) => {
+      const host = el("div.seat-table");
+      const caption = el("figcaption.seat-caption");
+      const node = el("figure.race-seat", { dataset: { seat } }, caption, host);
+      node.style.setProperty("--seat", playerColor(seat));
+      hosts.push({ seat, host, compact });
+      this.tables.set(seat, { figure: node, caption, view: /** @type {any} */ (null), shown: "" });
+      return node;
+    };
+    if (own) {
+      const rivals = seats.filter((s) => s !== own);
+      this.area.className = "race-area player";
+      this.area.replaceChildren(
+        el("section.race-own", { "aria-label": "Your table" }, figure(own, false)),
+        el("aside.race-rivals", { "aria-label": "Rivals", dataset: { count: String(rivals.length) } }, ...rivals.map((s) => figure(s, true))));
+    } else {
+      if (!this.focus || !seats.includes(this.focus)) this.focus = seats[0] ?? null;
+      this.area.className = "race-area spectator";
+      const grid = el("div.race-grid", { dataset: { count: String(seats.length) } }, ...seats.map((s) => figure(s, false)));
+      for (const seat of seats) {
+        const t = /** @type {SeatTable} */ (this.tables.get(seat));
+        t.figure.append(el("button.seat-switch", { type: "button", "aria-label": `Show ${seatName(seat)}'s table`, onclick: () => this.setFocus(seat) }));
+      }
+      this.area.replaceChildren(grid);
+      this.setFocus(this.focus);
+    }
+    // The views measure their hosts, so they are made once the hosts are in the page.
+    for (const { seat, host, compact } of hosts) {
+      const mine = seat === own;
+      const view = new KlondikeView(host, {
+        interactive: mine,
+        send: mine ? this.options.send : refuse,
+        label: mine ? "Your table" : `${seatName(seat)}'s table`,
+        compact,
+      });
+      /** @type {SeatTable} */ (this.tables.get(seat)).view = view;
+    }
+  }
+
+  /** A spectator on a narrow screen: which table is large. @param {string | null} seat */
+  setFocus(seat) {
+    this.focus = seat;
+    for (const [s, t] of this.tables) {
+      const on = s === seat;
+      t.figure.classList.toggle("selected", on);
+      t.figure.querySelector(".seat-switch")?.setAttribute("aria-pressed", String(on));
+    }
+  }
+
+  /** @param {string} seat */
+  paintCaption(seat) {
+    const t = /** @type {SeatTable} */ (this.tables.get(seat));
+    const table = this.state.tables[seat];
+    const place = (this.state.finished || []).indexOf(seat);
+    const mine = seat === this.own;
+    const parts = [
+      el("span.seat-chip", { "aria-hidden": "true" }),
+      el("strong.seat-name", {}, mine ? `You \u00b7 ${seatName(seat)}` : seatName(seat)),
+      place >= 0 ? el("span.badge.place", { dataset: { place: String(place + 1) } }, ordinal(place + 1)) : null,
+      el("span.seat-home", { title: "Cards on the foundations" }, `${homeCount(table)}/52`),
+      el("span.seat-moves", {}, plural(table?.moves ?? 0, "move")),
+    ];
+    t.caption.replaceChildren(...parts.filter((n) => n !== null));
+    t.figure.classList.toggle("done", place >= 0);
+  }
+
+  paintBanner() {
+    const s = this.state;
+    if (!s) return;
+    const seats = seatsOf(s).length;
+    if (s.status === "waiting") {
+      this.banner.hidden = false;
+      this.banner.dataset.kind = "waiting";
+      this.banner.replaceChildren(
+        el("span.race-spinner", { "aria-hidden": "true" }),
+        el("div.banner-text", {},
+          el("strong.waiting-count", {}, waitingText(seats, this.players)),
+          el("span", {}, this.own
+            ? "Share the play link: whoever opens it takes a free seat. The race starts when every seat is taken."
+            : "The race starts when every seat is taken.")));
+      return;
+    }
+    const places = podium(s, this.wins);
+    if (!places.length) {
+      this.banner.hidden = true;
+      return;
+    }
+    this.banner.hidden = false;
+    this.banner.dataset.kind = "podium";
+    const left = seats - places.length;
+    this.banner.replaceChildren(
+      el("div.banner-text", {},
+        el("strong", {}, s.status === "finished" ? "Race finished" : "Podium"),
+        el("ol.race-places", {}, ...places.map((p) => el("li", { dataset: { seat: p.seat, place: String(p.place) } },
+          el("span.place", {}, ordinal(p.place)), " ", p.seat === this.own ? `You (${seatName(p.seat)})` : seatName(p.seat)))),
+        left > 0 ? el("span.still-playing", {}, `${left} still playing`) : null));
+  }
+
+  /** Seated players present (presence), for the waiting line. @param {number} players */
+  setPlayers(players) {
+    this.players = players;
+    if (this.state?.status === "waiting") this.paintBanner();
+  }
+
+  /** A `won` event: its figures go on the podium. @param {any} e */
+  addWin(e) {
+    if (typeof e.by === "string") this.wins.set(e.by, e);
+    this.paintBanner();
+  }
+
+  /** A new race was dealt. */
+  clearWins() {
+    this.wins.clear();
+    this.paintBanner();
+  }
+
+  /** @param {string | null} from @param {string | null} to */
+  showHint(from, to) {
+    this.ownView?.showHint(from, to);
+  }
+
+  destroy() {
+    for (const t of this.tables.values()) t.view?.destroy();
+    this.tables.clear();
+    this.root.remove();
+  }
+}
