@@ -564,3 +564,106 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(replayed == Array(live.dropFirst()))
     }
 }
+
+/// Section 12: the solver on the server. Seeds 2 and 21 (draw 1) are a winnable and an
+/// unwinnable deal the solver decides in a few thousand positions.
+@Suite struct SolverHubTests {
+    @Test func winnableDealsComeFromThePoolAtOnceOrFromTheSolver() throws {
+        let h = HubHarness(winnableSeeds: [WinnableSeed(draw: 1, seed: 2)])
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"winnable":true},"id":"a"}"#)
+        #expect(h.solves.isEmpty, "the pool answered")
+        #expect(h.types(1) == ["created", "joined", "snapshot", "ack"])
+        #expect(h.batches.last?.winnableSeedsTaken == [WinnableSeed(draw: 1, seed: 2)])
+        #expect(h.batches.last?.games.first?.options["seed"] == 2)
+
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"winnable":true,"draw":1},"id":"b"}"#)
+        #expect(h.solves.count == 1, "an empty pool: the solver finds one")
+        #expect(h.types(1) == ["left", "created", "joined", "snapshot", "ack"].filter { $0 != "left" })
+        let seed = try #require(h.batches.last(where: { !$0.games.isEmpty })?.games.first?.options["seed"]?.intValue)
+        #expect(try KlondikeSolver.solve(deal: .seed(UInt64(seed)), draw: 1, budget: 2_000_000).verdict == .winnable)
+    }
+
+    @Test func aGivenDealTheSolverCannotProveIsAnIllegalMove() {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"winnable":true,"seed":21},"id":"x"}"#)
+        let refused = h.take(1)
+        #expect(refused.first?["code"] == "illegal-move")
+        #expect(refused.first?["id"] == "x")
+        #expect(h.hub.liveGameCount == 0)
+        h.send(1, #"{"type":"create","kind":"race","options":{"winnable":true,"seed":2,"seats":3},"id":"r"}"#)
+        #expect(h.types(1) == ["created", "joined", "snapshot", "ack"])
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"winnable":"yes"}}"#)
+        #expect(h.take(1).first?["code"] == "bad-request")
+    }
+
+    @Test func hintsCarryTheVerdictAndFollowingThemWins() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.open(2)
+        let (game, _) = h.createKlondike(1, options: #"{"seed":2}"#)
+        h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = h.take(2)
+        var moves = 0
+        var solvesAtStart = 0
+        while moves < 400 {
+            h.now += 0.05  // under the rate limit
+            h.send(1, #"{"type":"hint"}"#)
+            let hint = try #require(h.take(1).first { $0["type"] == "hint" })
+            #expect(hint["winnable"] == true)
+            if moves == 0 { solvesAtStart = h.solves.count }
+            guard let from = hint["from"]?.stringValue, let to = hint["to"]?.stringValue else { break }
+            if from == "/stock" {
+                h.send(1, #"{"type":"tap","target":"/stock"}"#)
+            } else {
+                h.send(1, #"{"type":"drag","from":"\#(from)","to":"\#(to)"}"#)
+            }
+            #expect(h.take(1).first?["type"] == "diff", "the hinted move is legal")
+            moves += 1
+        }
+        #expect(h.take(2).contains { $0["event"] == "won" }, "following hints alone won the deal")
+        #expect(h.solves.count == solvesAtStart, "one solve: every later hint came from the line it found")
+        h.send(2, #"{"type":"hint","id":1}"#)  // spectators may ask too
+        #expect(h.types(2) == ["hint", "ack"])
+    }
+
+    @Test func aLostPositionSaysSo() throws {
+        let h = HubHarness()
+        h.open(1)
+        _ = h.createKlondike(1, options: #"{"seed":21}"#)
+        h.send(1, #"{"type":"hint","id":"h"}"#)
+        let replies = h.take(1)
+        #expect(replies.first?["type"] == "hint")
+        #expect(replies.first?["winnable"] == false)
+        #expect(replies.last == .object(["type": "ack", "id": "h", "seq": 0]))
+    }
+
+    @Test func aWinnableResetDealsAProvenSeedStoredButNotShown() throws {
+        let h = HubHarness()
+        h.open(1)
+        _ = h.createKlondike(1, options: #"{"seed":21}"#)
+        h.send(1, #"{"type":"reset","options":{"winnable":true},"id":"r"}"#)
+        let replies = h.take(1)
+        #expect(types(replies).prefix(2) == ["diff", "event"])
+        #expect(replies[0]["cause"] == .object(["type": "reset", "options": .object(["winnable": true]), "by": "p1"]))
+        let stored = try #require(h.batches.last?.commands.first?.command)
+        let seed = try #require(stored["options"]?["seed"]?.intValue)
+        #expect(try KlondikeSolver.solve(deal: .seed(UInt64(seed)), draw: 1, budget: 2_000_000).verdict == .winnable)
+        h.send(1, #"{"type":"reset","options":{"winnable":true,"seed":21},"id":"s"}"#)
+        #expect(h.take(1).first?["code"] == "illegal-move")
+    }
+
+    @Test func thePoolIsToppedUpInTheBackgroundAndStored() throws {
+        var config = Hub.Config()
+        config.winnablePoolTarget = 4
+        let h = HubHarness(config: config)
+        h.tick()
+        #expect(h.solves.count == 2, "one refill per draw")
+        let pool = try h.store.winnableSeeds()
+        #expect(!pool.isEmpty)
+        for seed in pool {
+            #expect(try KlondikeSolver.solve(deal: .seed(seed.seed), draw: seed.draw, budget: 2_000_000).verdict == .winnable)
+        }
+    }
+}

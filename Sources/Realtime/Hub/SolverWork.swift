@@ -70,9 +70,11 @@ enum SolverWork {
         for move in solution.moves {
             answers.append((position.positionKey, HintAnswer(hint: move, winnable: true)))
             guard let command = move.command,
-                  case .success = position.apply(command, context: MoveContext(player: "solver", time: 0)) else { break }
+                  case .success = position.apply(command, context: MoveContext(player: "solver", time: 0)) else {
+                return answers
+            }
         }
-        if answers.isEmpty { answers.append((table.positionKey, HintAnswer(hint: nil, winnable: true))) }
+        answers.append((position.positionKey, HintAnswer(hint: nil, winnable: true)))  // the won table
         return answers
     }
 }
