@@ -23,11 +23,18 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // hiredis (async, on the same libev loop as lws), seen through a tiny shim; only Shell/RedisLink.swift touches it.
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev", "libev-dev"])]
+        ),
         .target(
             name: "Realtime",
             dependencies: [
                 "Core",
                 "CLibWebSockets",
+                "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "GRDB", package: "GRDB.swift"),

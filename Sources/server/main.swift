@@ -29,6 +29,15 @@ struct Server: ParsableCommand {
     @Flag(help: "Share the port with other servers on this machine (SO_REUSEPORT): one process per core.")
     var reusePort = false
 
+    @Option(help: "redis://HOST:PORT[/DB]: run as one node of a cluster on this Redis (no Redis is needed without it).")
+    var redis: String?
+
+    @Option(help: "This node's name in the cluster (default: host name and process id).")
+    var node: String?
+
+    @Option(help: "Seconds a cluster node's liveness lease lasts: other nodes answer unavailable for its games once it is gone that long.")
+    var lease: Double = 15
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -36,6 +45,10 @@ struct Server: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard pingInterval >= 1 else { throw ValidationError("--ping-interval must be at least 1 second") }
         guard idle > 0, idle.isFinite else { throw ValidationError("--idle must be a positive number of seconds") }
+        guard lease >= 1, lease <= 3600 else { throw ValidationError("--lease must be 1 to 3600 seconds") }
+        if let node, node.isEmpty || node.contains("|") || node.contains(" ") {
+            throw ValidationError("--node must be a name without spaces or |")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
@@ -52,6 +65,9 @@ struct Server: ParsableCommand {
             var options = ServerOptions(host: host, port: port, data: data, web: web, pingInterval: pingInterval)
             options.idleSeconds = idle
             options.reusePort = reusePort
+            options.redis = redis
+            options.node = node
+            options.leaseSeconds = lease
             server = try BoardcastServer(options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

@@ -10,6 +10,9 @@ public typealias ConnectionID = UInt64
 /// Confined to the service thread, like everything that touches it.
 public final class Connection {
     public let id: ConnectionID
+    /// Set for a connection of another cluster node, whose requests this node owns the game of:
+    /// what is sent to it goes through Redis to that node.
+    let remote: RemoteAddress?
     /// The hub's part: the game it is in, its role, its rate limit, what it waits for.
     var session: Session
     /// The shell's part: what is left to send, the message being received, pings.
@@ -17,8 +20,32 @@ public final class Connection {
 
     public init(id: ConnectionID, now: Double) {
         self.id = id
+        remote = nil
         session = Session(now: now)
     }
+
+    init(id: ConnectionID, remote: RemoteAddress, now: Double) {
+        self.id = id
+        self.remote = remote
+        session = Session(now: now)
+    }
+}
+
+/// A connection of another node: the node's name and its number there.
+struct RemoteAddress: Hashable, Sendable {
+    var node: String
+    var connection: ConnectionID
+
+    var key: String { "\(node)/\(connection)" }
+}
+
+/// A local connection whose game is owned by another node: where its requests go.
+struct Attachment {
+    var owner: String
+    var game: String
+    /// The join or watch that put it there, to send again (with `since`) when the owner
+    /// or the link comes back, or when a gap cannot be filled.
+    var join: JSON
 }
 
 /// A connection's protocol state, owned by the hub.
@@ -35,6 +62,10 @@ struct Session {
     /// storage, a solver); frames that arrive meanwhile are held and answered in order after.
     var wait: Wait?
     var held: [HeldRequest] = []
+    /// In a cluster: its game's owner, when that is another node.
+    var attachment: Attachment?
+    /// The seq of the last diff passed to it from a remote game: a catch-up never repeats one.
+    var remoteSeq = 0
     var heldHead = 0
     var isOpen = true
 
@@ -70,6 +101,10 @@ enum Wait: Equatable {
     case solver(token: UInt64)
     /// Its game is being rebuilt from storage after a failed commit.
     case rewind(String)
+    /// A request forwarded to the node that owns its game (a cluster).
+    case remote(UInt64)
+    /// The node behind a game id's code, asked of Redis.
+    case nodeCode(String)
 }
 
 /// A frame that arrived while its connection waited, kept parsed (parsing needs no state).

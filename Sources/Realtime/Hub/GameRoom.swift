@@ -25,6 +25,8 @@ final class GameRoom {
     /// race has more than the spectators' view), each knowing its own slot.
     private(set) var audiences: [RaceViewer: ContiguousArray<Connection>] = [:]
     private(set) var memberCount = 0
+    /// Recipients on other nodes of a cluster: while there are any, broadcasts are published.
+    private(set) var remoteRecipients = 0
     /// A race's seats and who holds each now; the seats taken at least once since the deal.
     private(set) var seatHolders: [String: Connection] = [:]
     private(set) var seatsTaken: Set<String> = []
@@ -44,13 +46,13 @@ final class GameRoom {
         /// To every recipient at release time, whatever its view.
         case broadcast(OutFrame)
         /// A diff, one frame per group of views (every game but a race has one view).
-        case viewBroadcast([(viewers: [RaceViewer], frame: OutFrame)])
+        case viewBroadcast([(viewers: [RaceViewer], frame: OutFrame)], seq: Int)
         case reply(Connection, OutFrame)
         /// An acknowledgement. If the write it waits for fails, a state-changing command's
         /// (`isCommand`) becomes an `unavailable` error; any other is sent again after the rewind.
         case ack(Connection, id: JSON, seq: Int?, isCommand: Bool)
-        /// The connection starts receiving broadcasts (its state is current as of here).
-        case subscribe(Connection)
+        /// The connection starts receiving broadcasts (its state is current as of `seq`).
+        case subscribe(Connection, seq: Int)
         /// Work that must see everything before it durable (a storage read of this game).
         case afterDurable(HubAction)
     }
@@ -144,6 +146,7 @@ final class GameRoom {
         let view = connection.session.view
         connection.session.recipientSlot = audiences[view, default: []].count
         audiences[view, default: []].append(connection)
+        if connection.remote != nil { remoteRecipients += 1 }
     }
 
     /// Swap-remove: O(1), and every recipient keeps knowing its slot.
@@ -159,6 +162,7 @@ final class GameRoom {
         }
         if !audience.isEmpty { audiences[view] = audience }
         connection.session.recipientSlot = -1
+        if connection.remote != nil { remoteRecipients -= 1 }
     }
 
     /// Everyone who receives broadcasts, whatever their view.

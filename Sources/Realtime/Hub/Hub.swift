@@ -35,34 +35,36 @@ public final class Hub {
     /// Frames held for a waiting connection beyond this are refused (it is far past the rate limit's worth).
     static let maxHeld = 256
 
-    private let config: Config
-    private var random: HubRandom
+    let config: Config
+    var random: HubRandom
     /// Whether a game id is already used by a stored game (memory holds only live ones).
-    private let gameIDIsTaken: (String) -> Bool
+    let gameIDIsTaken: (String) -> Bool
 
-    private var rooms: [String: GameRoom] = [:]
+    var rooms: [String: GameRoom] = [:]
     /// Games being loaded from storage, with who waits for each, in arrival order.
-    private var loading: [String: [Waiter]] = [:]
+    var loading: [String: [Waiter]] = [:]
     /// Rooms with no member: the candidates to rest.
-    private var memberless: [String: GameRoom] = [:]
-    private var presenceDirty: [GameRoom] = []
-    private var lobbyFollowers: [ConnectionID: Connection] = [:]
-    private var lobbyDirty = false
-    private var lobbyCache: OutFrame?
-    private var lastLobbySent = -Double.infinity
+    var memberless: [String: GameRoom] = [:]
+    var presenceDirty: [GameRoom] = []
+    var lobbyFollowers: [ConnectionID: Connection] = [:]
+    var lobbyDirty = false
+    var lobbyCache: OutFrame?
+    var lastLobbySent = -Double.infinity
 
-    private var lastTicket: UInt64 = 0
-    private var committed: UInt64 = 0
-    private var nextToken: UInt64 = 0
-    private var historyReads: [UInt64: HistoryCatchUp] = [:]
-    private var commandLookups: [UInt64: PendingLookup] = [:]
-    private var storedListings: [UInt64: (HTTPRequestID, LobbyQuery)] = [:]
+    var lastTicket: UInt64 = 0
+    var committed: UInt64 = 0
+    var nextToken: UInt64 = 0
+    var historyReads: [UInt64: HistoryCatchUp] = [:]
+    var commandLookups: [UInt64: PendingLookup] = [:]
+    var storedListings: [UInt64: (HTTPRequestID, LobbyQuery)] = [:]
 
-    private var actions: [HubAction] = []
+    var actions: [HubAction] = []
 
     enum Waiter {
         case connection(Connection)
         case http(HTTPRequestID)
+        /// `/api/games/GAME` asked through another cluster node.
+        case remoteHTTP(node: String, token: UInt64)
     }
 
     /// A connection reading a game's old diffs from storage before it joins the live stream.
@@ -87,24 +89,31 @@ public final class Hub {
     ///   - random: the source of game ids and tokens (the system's secure generator in the server).
     ///   - gameIDIsTaken: whether storage already holds a game with this id.
     ///   - winnableSeeds: the stored pool of seeds the solver proved winnable.
+    ///   - cluster: this node's identity when it is one node of a cluster on Redis.
     public init(config: Config = Config(), random: @escaping @Sendable () -> UInt64,
-                gameIDIsTaken: @escaping (String) -> Bool = { _ in false }, winnableSeeds: [WinnableSeed] = []) {
+                gameIDIsTaken: @escaping (String) -> Bool = { _ in false }, winnableSeeds: [WinnableSeed] = [],
+                cluster: ClusterIdentity? = nil) {
         self.config = config
         self.random = HubRandom(next: random)
         self.gameIDIsTaken = gameIDIsTaken
+        self.cluster = cluster.map(ClusterState.init)
         for seed in winnableSeeds { pool[seed.draw, default: []].append(seed.seed) }
     }
+
+    /// Set when this server is one node of a cluster.
+    let cluster: ClusterState?
+    var counters = ClusterCounters()
 
     // MARK: Solver state
 
     /// Proven winnable seeds per draw, and the draws whose refill is under way.
-    private var pool: [Int: [UInt64]] = [:]
-    private var refilling: Set<Int> = []
-    private var hintCache: [KlondikePositionKey: HintAnswer] = [:]
+    var pool: [Int: [UInt64]] = [:]
+    var refilling: Set<Int> = []
+    var hintCache: [KlondikePositionKey: HintAnswer] = [:]
     /// Positions being solved for a hint, and who waits for each answer.
-    private var hintsSolving: [KlondikePositionKey: UInt64] = [:]
-    private var hintWaiters: [UInt64: [(connection: Connection, requestID: JSON?)]] = [:]
-    private var pendingDeals: [UInt64: PendingDeal] = [:]
+    var hintsSolving: [KlondikePositionKey: UInt64] = [:]
+    var hintWaiters: [UInt64: [(connection: Connection, requestID: JSON?)]] = [:]
+    var pendingDeals: [UInt64: PendingDeal] = [:]
 
     /// A `create` or `reset` with `winnable: true` waiting for the solver.
     enum PendingDeal {
@@ -129,9 +138,13 @@ public final class Hub {
     func opened(_ connection: Connection, query: [String: String], now: Double) -> [HubAction] {
         log(.info, "connection opened", ["conn": "\(connection.id)"])
         if let game = query["watch"] {
-            process(connection, .request(ClientRequest(id: nil, command: .watch(game: game, since: nil))), now: now, arrival: nil)
+            let message: JSON = .object(["type": "watch", "game": .string(game)])
+            process(connection, .request(ClientRequest(id: nil, command: .watch(game: game, since: nil), message: message)),
+                    now: now, arrival: nil)
         } else if let game = query["game"], let token = query["token"] {
-            process(connection, .request(ClientRequest(id: nil, command: .join(game: game, token: token, since: nil))),
+            let message: JSON = .object(["type": "join", "game": .string(game), "token": .string(token)])
+            process(connection, .request(ClientRequest(id: nil, command: .join(game: game, token: token, since: nil),
+                                                       message: message)),
                     now: now, arrival: nil)
         }
         return takeActions()
@@ -167,6 +180,11 @@ public final class Hub {
         }
         connection.session.wait = nil
         leaveGame(connection, now: now)
+        if let cluster, connection.remote == nil {
+            detachRemote(connection)
+            cluster.attached[connection.id] = nil
+            cluster.forwards[connection.id] = nil
+        }
         lobbyFollowers[connection.id] = nil
         log(.info, "connection closed", ["conn": "\(connection.id)"])
         return takeActions()
@@ -174,7 +192,7 @@ public final class Hub {
 
     /// Counts a frame against the connection's rate limit; a frame over it is answered
     /// `rate-limited` unread (so its error carries no id).
-    private func admitFrame(_ connection: Connection, now: Double) -> Bool {
+    func admitFrame(_ connection: Connection, now: Double) -> Bool {
         guard connection.session.isOpen else { return false }
         guard connection.session.bucket.take(now: now) else {
             reply(connection, error: ProtocolError(.rateLimited, "over \(Int(Hub.rateLimit)) frames a second"),
@@ -185,7 +203,7 @@ public final class Hub {
     }
 
     /// A frame from a waiting connection is held, so replies keep the order of requests.
-    private func accept(_ connection: Connection, _ parsed: ClientMessageParser.Parsed, now: Double,
+    func accept(_ connection: Connection, _ parsed: ClientMessageParser.Parsed, now: Double,
                         arrival: ContinuousClock.Instant?) {
         if connection.session.wait != nil || connection.session.hasHeld {
             guard connection.session.held.count - connection.session.heldHead < Hub.maxHeld else {
@@ -200,16 +218,18 @@ public final class Hub {
     }
 
     /// Answers what a connection sent while it waited, until it waits again.
-    private func resume(_ connection: Connection, now: Double) {
+    func resume(_ connection: Connection, now: Double) {
         while connection.session.isOpen, connection.session.wait == nil, let held = connection.session.takeHeld() {
             process(connection, held.parsed, now: now, arrival: held.arrival)
         }
     }
 
-    private func process(_ connection: Connection, _ parsed: ClientMessageParser.Parsed, now: Double,
+    func process(_ connection: Connection, _ parsed: ClientMessageParser.Parsed, now: Double,
                          arrival: ContinuousClock.Instant?) {
         switch parsed {
-        case .request(let request): handle(connection, request, now: now, arrival: arrival)
+        case .request(let request):
+            if routeToOwner(connection, request, now: now) { return }
+            handle(connection, request, now: now, arrival: arrival)
         case .failure(let error, let requestID): reply(connection, error: error, requestID: requestID)
         }
     }
@@ -236,7 +256,7 @@ public final class Hub {
         return takeActions()
     }
 
-    private func rewind(_ room: GameRoom, from ticket: UInt64, reason: String, now: Double) {
+    func rewind(_ room: GameRoom, from ticket: UInt64, reason: String, now: Double) {
         release(room)
         var rewind = Rewind(room: room, reason: reason)
         func note(_ connection: Connection) {
@@ -247,7 +267,7 @@ public final class Hub {
             case .ack(let connection, let id, _, let isCommand):
                 if isCommand { rewind.failedAcks.append((connection, id)) } else { rewind.acks.append((connection, id)) }
                 note(connection)
-            case .reply(let connection, _), .subscribe(let connection):
+            case .reply(let connection, _), .subscribe(let connection, _):
                 note(connection)
             case .broadcast, .viewBroadcast, .afterDurable:
                 break
@@ -271,7 +291,7 @@ public final class Hub {
         actions.append(.load(game: room.id))
     }
 
-    private struct Rewind {
+    struct Rewind {
         var room: GameRoom
         var reason: String
         /// Acks of commands whose write failed: they become `unavailable` errors.
@@ -283,7 +303,7 @@ public final class Hub {
         var waiters: [Connection] = []
     }
 
-    private var rewinding: [String: Rewind] = [:]
+    var rewinding: [String: Rewind] = [:]
 
     /// A game asked for by `load(game:)` is ready (or is not there).
     func loaded(_ gameID: String, _ result: LoadResult, now: Double) -> [HubAction] {
@@ -303,6 +323,9 @@ public final class Hub {
                     resume(connection, now: now)
                 case .http(let request):
                     actions.append(.respond(request, .json(room.lobbyEntry.json.encoded)))
+                case .remoteHTTP(let node, let token):
+                    actions.append(.redis(.publish(channel: ClusterKeys.nodeChannel(node), payload: ClusterMessage.apiAnswer(
+                        token: token, status: 200, body: Array(room.lobbyEntry.json.encoded.utf8)).bytes)))
                 }
             }
         case .notFound, .failed:
@@ -329,13 +352,17 @@ public final class Hub {
                 case .http(let request):
                     let status: UInt32 = error.code == .notFound ? 404 : 503
                     actions.append(.respond(request, .text(status, error.message + "\n")))
+                case .remoteHTTP(let node, let token):
+                    let status: UInt32 = error.code == .notFound ? 404 : 503
+                    actions.append(.redis(.publish(channel: ClusterKeys.nodeChannel(node), payload: ClusterMessage.apiAnswer(
+                        token: token, status: status, body: Array((error.message + "\n").utf8)).bytes)))
                 }
             }
         }
         return takeActions()
     }
 
-    private func finishRewind(_ rewind: Rewind, _ result: LoadResult, now: Double) {
+    func finishRewind(_ rewind: Rewind, _ result: LoadResult, now: Double) {
         let room = rewind.room
         defer {
             for waiter in rewind.waiters where waiter.session.wait == .rewind(room.id) {
@@ -433,7 +460,7 @@ public final class Hub {
 
     /// Presence goes to every member of a game whose counts changed, merged: a crowd arriving
     /// costs one update per interval, not one per joiner.
-    private func sendPresence(now: Double) {
+    func sendPresence(now: Double) {
         guard !presenceDirty.isEmpty else { return }
         var later: [GameRoom] = []
         for room in presenceDirty {
@@ -454,17 +481,17 @@ public final class Hub {
         presenceDirty = later
     }
 
-    private func queuePresence(_ room: GameRoom) {
+    func queuePresence(_ room: GameRoom) {
         guard !room.presenceQueued else { return }
         room.presenceQueued = true
         presenceDirty.append(room)
     }
 
-    private var lastRestCheck = -Double.infinity
+    var lastRestCheck = -Double.infinity
 
     /// A game with no member and no command for `idleSeconds` leaves memory once everything
     /// it sent is durable; storage keeps it, and it comes back on first use.
-    private func restIdleGames(now: Double) {
+    func restIdleGames(now: Double) {
         guard now - lastRestCheck >= 1 else { return }
         lastRestCheck = now
         for room in Array(memberless.values) {
@@ -478,7 +505,7 @@ public final class Hub {
         }
     }
 
-    private func forget(_ room: GameRoom) {
+    func forget(_ room: GameRoom) {
         rooms[room.id] = nil
         memberless[room.id] = nil
         lobbyChanged()
@@ -487,7 +514,7 @@ public final class Hub {
     // MARK: HTTP
 
     /// `/api/games` and `/api/games/GAME`.
-    func http(_ request: HTTPRequestID, path: String, query: String?) -> [HubAction] {
+    func http(_ request: HTTPRequestID, path: String, query: String?, now: Double = 0) -> [HubAction] {
         if path == "/api/games" || path == "/api/games/" {
             switch LobbyQuery.parse(query) {
             case .failure(let refusal):
@@ -497,12 +524,16 @@ public final class Hub {
                 storedListings[nextToken] = (request, lobbyQuery)
                 actions.append(.listStoredGames(token: nextToken, query: lobbyQuery))
             case .success(let lobbyQuery):
-                let entries = Lobby.top(rooms.values.lazy.map(\.lobbyEntry).filter(lobbyQuery.matches), limit: lobbyQuery.limit)
+                let remote = cluster.map { Array($0.remoteLobbies.values.joined()) } ?? []
+                let entries = Lobby.top((Array(rooms.values.lazy.map(\.lobbyEntry)) + remote).filter(lobbyQuery.matches),
+                                        limit: lobbyQuery.limit)
                 actions.append(.respond(request, .json(LobbyEntry.array(entries))))
             }
         } else if path.hasPrefix("/api/games/") {
             let gameID = String(path.dropFirst("/api/games/".count))
-            if let room = rooms[gameID] {
+            if let owner = owner(of: gameID), isRemote(gameID) {
+                askOwner(request, game: gameID, owner: owner, now: now)
+            } else if let room = rooms[gameID] {
                 actions.append(.respond(request, .json(room.lobbyEntry.json.encoded)))
             } else if isPlausibleGameID(gameID) {
                 load(gameID, for: .http(request))
@@ -515,13 +546,13 @@ public final class Hub {
         return takeActions()
     }
 
-    private func isPlausibleGameID(_ id: String) -> Bool {
+    func isPlausibleGameID(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { Secrets.isIDCharacter($0) }
     }
 
     // MARK: Requests
 
-    private func handle(_ connection: Connection, _ request: ClientRequest, now: Double, arrival: ContinuousClock.Instant?) {
+    func handle(_ connection: Connection, _ request: ClientRequest, now: Double, arrival: ContinuousClock.Instant?) {
         switch request.command {
         case .create(let kind, let options): create(connection, kind: kind, options: options, requestID: request.id, now: now)
         case .join(let game, let token, let since, let seat):
@@ -534,10 +565,19 @@ public final class Hub {
         case .hint: hint(connection, requestID: request.id)
         case .gesture(let type, let message):
             gesture(connection, type: type, message: message, requestID: request.id, now: now, arrival: arrival)
+        case .forwardDone(let number):
+            // After everything the forwarded request caused, in the same order as the rest.
+            let frame = ClusterControl.done(number)
+            if let room = connection.session.room {
+                room.enqueue(.reply(connection, frame))
+                release(room)
+            } else {
+                deliver(frame, to: connection)
+            }
         }
     }
 
-    private func create(_ connection: Connection, kind: GameKind, options: JSON, requestID: JSON?, now: Double) {
+    func create(_ connection: Connection, kind: GameKind, options: JSON, requestID: JSON?, now: Double) {
         if kind != .plane, case .object = options, options["winnable"] != nil, options["winnable"] != .null {
             // A deal the solver proved winnable (section 12): from the pool, found, or the given one proved.
             let fields: KlondikeOptionFields
@@ -557,7 +597,7 @@ public final class Hub {
         finishCreate(connection, kind: kind, options: options, requestID: requestID, poolSeed: nil, now: now)
     }
 
-    private func finishCreate(_ connection: Connection, kind: GameKind, options: JSON, requestID: JSON?,
+    func finishCreate(_ connection: Connection, kind: GameKind, options: JSON, requestID: JSON?,
                               poolSeed: WinnableSeed?, now: Double) {
         let game: AnyGame
         let storedOptions: JSON
@@ -567,9 +607,17 @@ public final class Hub {
             reply(connection, error: error, requestID: requestID)
             return
         }
+        if cluster?.fenced == true {
+            reply(connection, error: .unavailable("this node no longer owns games: another process took its name"),
+                  requestID: requestID)
+            return
+        }
         let token = Secrets.token(using: &random)
-        var gameID = Secrets.gameID(using: &random)
-        while rooms[gameID] != nil || loading[gameID] != nil || gameIDIsTaken(gameID) { gameID = Secrets.gameID(using: &random) }
+        let prefix = cluster?.identity.code ?? ""
+        var gameID = prefix + Secrets.gameID(using: &random)
+        while rooms[gameID] != nil || loading[gameID] != nil || gameIDIsTaken(gameID) {
+            gameID = prefix + Secrets.gameID(using: &random)
+        }
         let room = adopt(GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions,
                                   created: now, windowSize: config.windowSize), now: now)
         store(StoreBatch(games: [room.storedGame], winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room)
@@ -585,7 +633,7 @@ public final class Hub {
 
     /// Deals a proven seed from the pool at once; otherwise (or for a given deal) the
     /// connection waits for the solver, which answers within the protocol's two seconds.
-    private func dealWinnable(_ pending: PendingDeal, draw: Int, given: KlondikeDeal?, now: Double) {
+    func dealWinnable(_ pending: PendingDeal, draw: Int, given: KlondikeDeal?, now: Double) {
         if given == nil, let seed = pool[draw]?.popLast() {
             finishDeal(pending, seed: seed, fromPool: true, now: now)
             return
@@ -597,7 +645,7 @@ public final class Hub {
         actions.append(.solve(.deal(token: nextToken, draw: draw, given: given, candidates: candidates)))
     }
 
-    private func finishDeal(_ pending: PendingDeal, seed: UInt64?, fromPool: Bool, now: Double) {
+    func finishDeal(_ pending: PendingDeal, seed: UInt64?, fromPool: Bool, now: Double) {
         switch pending {
         case .create(let connection, let kind, let options, let requestID):
             var dealt = options
@@ -614,7 +662,7 @@ public final class Hub {
     }
 
     /// The draw a reset keeps when its options name none.
-    private func resetDraw(of room: GameRoom) -> Int {
+    func resetDraw(of room: GameRoom) -> Int {
         switch room.game {
         case .klondike(let klondike): return klondike.draw
         case .race(let race): return race.seats.first.flatMap { race.table(of: $0)?.draw } ?? 1
@@ -671,14 +719,14 @@ public final class Hub {
     }
 
     /// Keeps each draw's pool of proven seeds topped up, a few candidates at a time.
-    private func refillWinnablePool() {
+    func refillWinnablePool() {
         for draw in [1, 3] where (pool[draw]?.count ?? 0) < config.winnablePoolTarget && !refilling.contains(draw) {
             refilling.insert(draw)
             actions.append(.solve(.refill(draw: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))
         }
     }
 
-    private func enter(_ connection: Connection, game gameID: String, token: String?, seat: String?, since: Int?,
+    func enter(_ connection: Connection, game gameID: String, token: String?, seat: String?, since: Int?,
                        replay: Bool, request: ClientRequest, now: Double) {
         if rewinding[gameID] != nil {
             // Being rebuilt after a failed write: answered once it is back as storage has it.
@@ -720,7 +768,7 @@ public final class Hub {
               requestID: request.id, now: now)
     }
 
-    private func load(_ gameID: String, for waiter: Waiter) {
+    func load(_ gameID: String, for waiter: Waiter) {
         if loading[gameID] != nil {
             loading[gameID]?.append(waiter)
         } else {
@@ -730,7 +778,7 @@ public final class Hub {
     }
 
     @discardableResult
-    private func adopt(_ room: GameRoom, now: Double) -> GameRoom {
+    func adopt(_ room: GameRoom, now: Double) -> GameRoom {
         rooms[room.id] = room
         memberless[room.id] = room
         lobbyChanged()
@@ -744,7 +792,7 @@ public final class Hub {
     /// Makes a connection a member: `joined`, then its state (a snapshot, the diffs after
     /// `since`, or the deal and every diff for a replay), then the ack. Diffs older than
     /// the window come from storage first; the connection waits meanwhile.
-    private func admit(_ connection: Connection, to room: GameRoom, asPlayer: Bool, seat: String? = nil, since: Int?,
+    func admit(_ connection: Connection, to room: GameRoom, asPlayer: Bool, seat: String? = nil, since: Int?,
                        replay: Bool, requestID: JSON?, isCreation: Bool = false, now: Double) {
         let role = room.addMember(asPlayer: asPlayer, seat: seat)
         connection.session.room = room
@@ -773,7 +821,7 @@ public final class Hub {
 
     /// A race starts once every seat has been taken (PROTOCOL section 13): the server issues
     /// `start`, stored like any command so a replay starts it at the same seq.
-    private func startRaceIfEverySeatWasTaken(_ room: GameRoom, now: Double) {
+    func startRaceIfEverySeatWasTaken(_ room: GameRoom, now: Double) {
         guard case .race(let race) = room.game, race.phase == .waiting, room.everySeatTaken else { return }
         let cause: JSON = .object(["type": "start"])
         _ = apply(.race(.start), cause: cause, stored: cause, player: "server", in: room, clientID: nil, now: now,
@@ -783,7 +831,7 @@ public final class Hub {
 
     /// Sends the diffs after `catchUp.after` from the window if it holds them, else asks
     /// storage for the next page (once everything before is durable, so no page comes up short).
-    private func continueCatchUp(_ catchUp: HistoryCatchUp, token: UInt64?, storageHadMore: Bool, now: Double) {
+    func continueCatchUp(_ catchUp: HistoryCatchUp, token: UInt64?, storageHadMore: Bool, now: Double) {
         let connection = catchUp.connection
         let room = catchUp.room
         if let frames = room.window.frames(after: catchUp.after) {
@@ -791,7 +839,7 @@ public final class Hub {
             if let requestID = catchUp.requestID {
                 room.enqueue(.ack(connection, id: requestID, seq: room.seq, isCommand: catchUp.isCreation))
             }
-            room.enqueue(.subscribe(connection))
+            room.enqueue(.subscribe(connection, seq: room.seq))
             if token != nil {
                 connection.session.wait = nil
                 release(room)
@@ -811,7 +859,7 @@ public final class Hub {
         release(room)
     }
 
-    private func leave(_ connection: Connection, requestID: JSON?, now: Double) {
+    func leave(_ connection: Connection, requestID: JSON?, now: Double) {
         guard let room = connection.session.room else {
             reply(connection, error: ProtocolError(.notJoined, "not in a game"), requestID: requestID)
             return
@@ -823,7 +871,8 @@ public final class Hub {
     }
 
     /// Takes a connection out of its game; a plane drops the player's selection.
-    private func leaveGame(_ connection: Connection, now: Double) {
+    func leaveGame(_ connection: Connection, now: Double) {
+        if connection.session.attachment != nil { detachRemote(connection) }
         guard let room = connection.session.room else { return }
         let role = connection.session.role
         room.removeMember(connection)
@@ -835,14 +884,14 @@ public final class Hub {
     }
 
     /// A plane forgets a departed player's selection, as a diff with cause `leave`.
-    private func dropSelection(of player: String, in room: GameRoom, now: Double) {
+    func dropSelection(of player: String, in room: GameRoom, now: Double) {
         guard case .plane(let plane) = room.game, plane.selectedPlayers.contains(player) else { return }
         let cause: JSON = .object(["type": "leave"])
         _ = apply(.plane(.leave), cause: cause, stored: cause, player: player, in: room, clientID: nil, now: now, arrival: nil)
         release(room)
     }
 
-    private func list(_ connection: Connection, follow: Bool?, requestID: JSON?) {
+    func list(_ connection: Connection, follow: Bool?, requestID: JSON?) {
         if follow == true { lobbyFollowers[connection.id] = connection }
         if follow == false { lobbyFollowers[connection.id] = nil }
         let lobby = lobbyFrame()
@@ -857,7 +906,7 @@ public final class Hub {
         }
     }
 
-    private func show(_ connection: Connection, requestID: JSON?) {
+    func show(_ connection: Connection, requestID: JSON?) {
         guard let room = connection.session.room else {
             reply(connection, error: ProtocolError(.notJoined, "show needs a game: join or watch one"), requestID: requestID)
             return
@@ -867,7 +916,7 @@ public final class Hub {
         release(room)
     }
 
-    private func hint(_ connection: Connection, requestID: JSON?) {
+    func hint(_ connection: Connection, requestID: JSON?) {
         guard let room = connection.session.room else {
             reply(connection, error: ProtocolError(.notJoined, "hint needs a game: join or watch one"), requestID: requestID)
             return
@@ -901,7 +950,7 @@ public final class Hub {
         connection.session.wait = .solver(token: token)
     }
 
-    private func answerHint(_ connection: Connection, _ answer: HintAnswer, requestID: JSON?) {
+    func answerHint(_ connection: Connection, _ answer: HintAnswer, requestID: JSON?) {
         guard let room = connection.session.room else {
             deliver(answer.message.frame, to: connection)
             if let requestID { deliver(ServerMessage.ack(id: requestID, seq: nil).frame, to: connection) }
@@ -912,7 +961,7 @@ public final class Hub {
         release(room)
     }
 
-    private func gesture(_ connection: Connection, type: String, message: JSON, requestID: JSON?, now: Double,
+    func gesture(_ connection: Connection, type: String, message: JSON, requestID: JSON?, now: Double,
                          arrival: ContinuousClock.Instant?) {
         guard let room = connection.session.room else {
             do {
@@ -962,9 +1011,14 @@ public final class Hub {
         applyGesture(connection, parsed, in: room, requestID: requestID, now: now, arrival: arrival)
     }
 
-    private func applyGesture(_ connection: Connection, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
+    func applyGesture(_ connection: Connection, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
                               now: Double, arrival: ContinuousClock.Instant?, poolSeed: WinnableSeed? = nil) {
         guard case .player(let player)? = connection.session.role else { return }
+        if cluster?.fenced == true {
+            reply(connection, error: .unavailable("this node no longer owns this game: another process took its name"),
+                  requestID: requestID)
+            return
+        }
         switch apply(parsed.command, cause: parsed.cause, stored: parsed.stored, player: player, in: room,
                      clientID: requestID?.encoded, now: now, arrival: arrival, poolSeed: poolSeed) {
         case .success:
@@ -977,7 +1031,7 @@ public final class Hub {
 
     /// Applies one command to a room: the diff and events are queued for every member
     /// and the command goes to storage. Nothing changes if the game refuses it.
-    private func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom,
+    func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom,
                        clientID: String?, now: Double, arrival: ContinuousClock.Instant?,
                        poolSeed: WinnableSeed? = nil) -> Result<Void, GameError> {
         let outcome: GameOutcome
@@ -990,7 +1044,7 @@ public final class Hub {
                                 time: now, diff: frames.first?.frame.text)
         store(StoreBatch(games: [room.storedGame], commands: [row], winnableSeedsTaken: poolSeed.map { [$0] } ?? []),
               for: room)
-        room.enqueue(.viewBroadcast(frames), arrival: arrival)
+        room.enqueue(.viewBroadcast(frames, seq: room.seq), arrival: arrival)
         for event in outcome.events {
             room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))
         }
@@ -998,7 +1052,7 @@ public final class Hub {
         return .success(())
     }
 
-    private func store(_ batch: StoreBatch, for room: GameRoom?) {
+    func store(_ batch: StoreBatch, for room: GameRoom?) {
         lastTicket += 1
         room?.noteTicket(lastTicket)
         actions.append(.store(batch, ticket: lastTicket))
@@ -1007,7 +1061,7 @@ public final class Hub {
     // MARK: Output
 
     /// An error goes out behind the connection's earlier replies in its game, if it is in one.
-    private func reply(_ connection: Connection, error: ProtocolError, requestID: JSON?) {
+    func reply(_ connection: Connection, error: ProtocolError, requestID: JSON?) {
         metricError(error.code)
         log(.info, "refused", ["conn": "\(connection.id)", "code": error.code.rawValue, "why": error.message])
         let frame = ServerMessage.error(error, id: requestID).frame
@@ -1019,14 +1073,18 @@ public final class Hub {
         }
     }
 
-    private func release(_ room: GameRoom) {
+    func release(_ room: GameRoom) {
         room.release(committed: committed) { output, arrival in
             switch output {
             case .broadcast(let frame):
                 for audience in room.audiences.values {
                     actions.append(.broadcast(frame, to: audience, arrival: arrival))
                 }
-            case .viewBroadcast(let frames):
+                if room.remoteRecipients > 0 {
+                    publish(room, ClusterMessage.Publication(isDiff: false, seq: room.seq,
+                                                             parts: [.init(views: ["all"], frame: frame.bytes)]))
+                }
+            case .viewBroadcast(let frames, let seq):
                 var first = true
                 for (viewers, frame) in frames {
                     for viewer in viewers {
@@ -1035,32 +1093,46 @@ public final class Hub {
                         first = false
                     }
                 }
+                if room.remoteRecipients > 0 {
+                    publish(room, ClusterMessage.Publication(isDiff: true, seq: seq, parts: frames.map {
+                        .init(views: $0.viewers.map(\.tag), frame: $0.frame.bytes)
+                    }))
+                }
             case .reply(let connection, let frame):
                 deliver(frame, to: connection)
             case .ack(let connection, let id, let seq, _):
                 deliver(ServerMessage.ack(id: id, seq: seq).frame, to: connection)
-            case .subscribe(let connection):
-                if connection.session.isOpen && connection.session.room === room { room.subscribe(connection) }
+            case .subscribe(let connection, let seq):
+                if connection.session.isOpen && connection.session.room === room {
+                    room.subscribe(connection)
+                    // Another node's connection: its node starts passing it the game's broadcasts from here.
+                    if connection.remote != nil { deliver(ClusterControl.subscribed(game: room.id, seq: seq), to: connection) }
+                }
             case .afterDurable(let action):
                 actions.append(action)
             }
         }
     }
 
-    private func deliver(_ frame: OutFrame, to connection: Connection) {
+    func publish(_ room: GameRoom, _ publication: ClusterMessage.Publication) {
+        counters.published += 1
+        actions.append(.redis(.publishGame(game: room.id, publication: publication)))
+    }
+
+    func deliver(_ frame: OutFrame, to connection: Connection) {
         guard connection.session.isOpen else { return }
         actions.append(.send(frame, to: connection))
     }
 
-    private func send(_ frame: OutFrame, to connection: Connection) { deliver(frame, to: connection) }
+    func send(_ frame: OutFrame, to connection: Connection) { deliver(frame, to: connection) }
 
-    private func metricError(_ code: ErrorCode) { actions.append(.countError(code)) }
+    func metricError(_ code: ErrorCode) { actions.append(.countError(code)) }
 
-    private func log(_ level: LogLine.Level, _ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
+    func log(_ level: LogLine.Level, _ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
         actions.append(.log(LogLine(level, message, metadata.map { ($0.key, $0.value) })))
     }
 
-    private func takeActions() -> [HubAction] {
+    func takeActions() -> [HubAction] {
         defer { actions = [] }
         return actions
     }
@@ -1068,21 +1140,24 @@ public final class Hub {
     // MARK: Lobby
 
     /// Something the lobby shows changed: followers hear of it on the next tick.
-    private func lobbyChanged() {
+    func lobbyChanged() {
         lobbyDirty = true
         lobbyCache = nil
     }
 
     /// The lobby message, encoded once per change however often clients ask for it.
-    private func lobbyFrame() -> OutFrame {
+    func lobbyFrame() -> OutFrame {
         if let lobbyCache { return lobbyCache }
         let frame = ServerMessage.lobby(lobbyEntries()).frame
         lobbyCache = frame
         return frame
     }
 
+    /// The live games of this node and, in a cluster, of every other live node.
     func lobbyEntries() -> [LobbyEntry] {
-        Lobby.top(rooms.values.lazy.map(\.lobbyEntry), limit: Lobby.liveLimit)
+        let own = rooms.values.lazy.map(\.lobbyEntry)
+        guard let remote = cluster?.remoteLobbies, !remote.isEmpty else { return Lobby.top(own, limit: Lobby.liveLimit) }
+        return Lobby.top(Array(own) + remote.values.joined(), limit: Lobby.liveLimit)
     }
 }
 

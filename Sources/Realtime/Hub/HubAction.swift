@@ -25,6 +25,8 @@ enum HubAction {
     case respond(HTTPRequestID, HTTPResponse)
     /// Solve on the solver pool; the answer is `solved`.
     case solve(SolveJob)
+    /// Talk to the other nodes of a cluster through Redis.
+    case redis(RedisAction)
     case countError(ErrorCode)
     case log(LogLine)
 }
@@ -71,4 +73,18 @@ public struct HTTPResponse: Sendable, Equatable {
     static func json(_ body: String) -> HTTPResponse {
         HTTPResponse(status: 200, contentType: "application/json", body: body)
     }
+}
+
+/// What a cluster node asks of Redis.
+enum RedisAction: Equatable {
+    case publish(channel: String, payload: [UInt8])
+    /// A game's broadcast: published once, and a diff kept in the game's capped stream too
+    /// (one atomic step), so a node that missed it can fill the gap.
+    case publishGame(game: String, publication: ClusterMessage.Publication)
+    case subscribe(String)
+    case unsubscribe(String)
+    /// The game's stream, for a gap; the answer is `streamRead`.
+    case readStream(game: String)
+    /// The node a game id code belongs to; the answer is `nodeCodeFound`.
+    case lookupCode(String)
 }

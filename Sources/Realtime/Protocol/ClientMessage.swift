@@ -40,6 +40,15 @@ public struct ClientRequest: Sendable, Equatable {
     /// The `id` as the client sent it (a string or an integer), echoed in the reply.
     public var id: JSON?
     public var command: ClientCommand
+    /// The whole message in its JSON form (a shorthand line too): what a cluster node
+    /// forwards to a game's owner.
+    public var message: JSON = .null
+
+    public init(id: JSON?, command: ClientCommand, message: JSON = .null) {
+        self.id = id
+        self.command = command
+        self.message = message
+    }
 }
 
 public enum ClientCommand: Sendable, Equatable {
@@ -54,6 +63,9 @@ public enum ClientCommand: Sendable, Equatable {
     case hint
     /// A game command whose fields are read once the game's kind is known.
     case gesture(type: String, message: JSON)
+    /// Not a client message: a cluster node's marker after a forwarded request, answered in
+    /// order once everything before it is (section 11).
+    case forwardDone(UInt64)
 }
 
 /// Turns a text frame into a request, or the error that answers it.
@@ -109,7 +121,7 @@ public enum ClientMessageParser {
         guard let type = typeValue.stringValue else { return .failure(.bad("type must be a string"), id: id) }
         do {
             let command = try command(type: type, message: message)
-            return .request(ClientRequest(id: id, command: command))
+            return .request(ClientRequest(id: id, command: command, message: message))
         } catch {
             return .failure(error, id: id)
         }

@@ -131,9 +131,37 @@ public struct LobbyEntry: Sendable, Equatable {
     static func array(_ entries: [LobbyEntry]) -> String { JSON.array(entries.map(\.json)).encoded }
 }
 
+extension LobbyEntry {
+    /// An entry read back from its JSON (another cluster node's lobby).
+    init?(json: JSON) {
+        guard let game = json["game"]?.stringValue, let kind = json["kind"]?.stringValue.flatMap(GameKind.init(rawValue:)),
+              let status = json["status"]?.stringValue, let seq = json["seq"]?.intValue,
+              let players = json["players"]?.intValue, let spectators = json["spectators"]?.intValue,
+              let created = json["created"]?.stringValue.flatMap(RFC3339.parse),
+              let updated = json["updated"]?.stringValue.flatMap(RFC3339.parse) else { return nil }
+        self.init(game: game, kind: kind, status: status, seq: seq, players: players, spectators: spectators,
+                  created: created, updated: updated, seats: json["seats"]?.intValue)
+    }
+
+}
+
 /// RFC 3339 UTC times (`2026-11-21T06:30:00Z`), computed with the C library so no
 /// formatter object is shared between threads.
 enum RFC3339 {
+    /// Reads what `format` writes (whole seconds, UTC).
+    static func parse(_ text: String) -> Double? {
+        let digits = text.split(whereSeparator: { "-T:Z".contains($0) }).compactMap { Int32($0) }
+        guard digits.count == 6, text.hasSuffix("Z") else { return nil }
+        var parts = tm()
+        parts.tm_year = digits[0] - 1900
+        parts.tm_mon = digits[1] - 1
+        parts.tm_mday = digits[2]
+        parts.tm_hour = digits[3]
+        parts.tm_min = digits[4]
+        parts.tm_sec = digits[5]
+        return Double(timegm(&parts))
+    }
+
     static func format(_ seconds: Double) -> String {
         var time = time_t(seconds.rounded(.down))
         var parts = tm()

@@ -87,6 +87,9 @@ final class LWSContext {
 
     var boundPort: Int { listener?.port ?? config.port }
 
+    /// The libev loop lws runs on: the Redis link runs on it too.
+    var loop: UnsafeMutableRawPointer? { eventLoop }
+
     init(config: LWSConfig) {
         self.config = config
     }

@@ -13,6 +13,12 @@ public final class ServerMetrics: Sendable {
     let moveLatency: DurationHistogram
     let gamesLoaded: Counter
     let storageFailures: Counter
+    let redisUp: Gauge
+    let forwarded: Counter
+    let published: Counter
+    let received: Counter
+    let gapsFilled: Counter
+    let resyncs: Counter
     private let errorCounters: [String: Counter]
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
@@ -26,6 +32,17 @@ public final class ServerMetrics: Sendable {
         games = registry.makeGauge(descriptor: Self.name("games", "Live games in memory (resting ones are in storage only)"))
         gamesLoaded = registry.makeCounter(
             descriptor: Self.name("games_loaded", unit: "total", "Resting games loaded back from storage"))
+        redisUp = registry.makeGauge(descriptor: Self.name("redis_link_up", "1 while this cluster node's Redis link is up"))
+        forwarded = registry.makeCounter(
+            descriptor: Self.name("cluster_forwarded", unit: "total", "Requests forwarded to the node that owns their game"))
+        published = registry.makeCounter(
+            descriptor: Self.name("cluster_published", unit: "total", "Broadcasts published once for other nodes"))
+        received = registry.makeCounter(
+            descriptor: Self.name("cluster_received", unit: "total", "Broadcasts received from owners of other nodes' games"))
+        gapsFilled = registry.makeCounter(
+            descriptor: Self.name("cluster_gaps_filled", unit: "total", "Missed diffs filled from a game's stream"))
+        resyncs = registry.makeCounter(
+            descriptor: Self.name("cluster_resyncs", unit: "total", "Members that joined their game again to catch up"))
         storageFailures = registry.makeCounter(
             descriptor: Self.name("storage_failures", unit: "total", "Storage writes that failed (their commands were refused)"))
         messagesIn = registry.makeCounter(descriptor: Self.name("messages_in", unit: "total", "Frames received from clients"))

@@ -31,6 +31,12 @@ public final class OutFrame: @unchecked Sendable {
     /// The payload, with `headroom` writable bytes in front of it (for lws's frame header).
     func withPayload<T>(_ body: (UnsafeMutableRawPointer) -> T) -> T { body(storage + OutFrame.headroom) }
 
+    /// The payload's bytes (what a cluster node publishes).
+    var bytes: [UInt8] { withPayload { Array(UnsafeRawBufferPointer(start: $0, count: count)) } }
+
+    /// A frame of these bytes (what a cluster node received), encoded once for every receiver.
+    convenience init(bytes: [UInt8]) { self.init(String(decoding: bytes, as: UTF8.self)) }
+
     /// The payload as text, for tests, logs and storage.
     public var text: String {
         withPayload { String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self) }

@@ -183,6 +183,18 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
+    /// A value kept with the games (the cluster node code of this data directory).
+    public func meta(_ key: String) throws -> String? {
+        try database.read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setMeta(_ key: String, _ value: String) throws {
+        try database.write {
+            try $0.execute(sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                           arguments: [key, value])
+        }
+    }
+
     public func winnableSeeds() throws -> [WinnableSeed] {
         try database.read { db in
             try GRDB.Row.fetchAll(db, sql: "SELECT draw, seed FROM winnable_seed ORDER BY draw, seed").map {
@@ -289,6 +301,10 @@ public final class SQLiteGameStore: GameStore {
                     PRIMARY KEY (draw, seed)
                 ) STRICT, WITHOUT ROWID;
                 """)
+        }
+        // Facts about this data directory that outlive a process: its cluster node code.
+        migrator.registerMigration("v4-meta") { db in
+            try db.execute(sql: "CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) STRICT")
         }
         return migrator
     }
