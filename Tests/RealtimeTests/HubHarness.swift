@@ -24,6 +24,8 @@ final class HubHarness {
     private(set) var pendingReads: [HubAction] = []
     private(set) var loads: [String] = []
     private(set) var resumes = 0
+    /// What a cluster node would have asked of Redis.
+    private(set) var redisActions: [RedisAction] = []
     /// Storage fails every write from now on (the ticket is reported failed instead).
     var failWrites = false
     /// Run solver jobs at once (with `solverBudget`); otherwise they wait in `pendingSolves`.
@@ -138,6 +140,8 @@ final class HubHarness {
             pendingSolves.append(job)
         case .respond(let id, let response):
             responses[id] = response
+        case .redis(let action):
+            redisActions.append(action)
         case .countError, .log:
             break
         }

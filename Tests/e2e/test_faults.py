@@ -81,7 +81,9 @@ def test_a_full_disk_refuses_moves_cleanly_and_play_resumes_when_space_returns(t
                 await eventually(lambda: healthz(server) == (200, "ok\n"), within=3)
                 for client in (player, spectator):
                     assert client.problems == [], client.problems
-                assert spectator.state == (await fresh_snapshot(server.ws(), game))["state"]
+                await spectator.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == 4)
+                fresh = (await fresh_snapshot(server.ws(), game))["state"]
+                assert spectator.state == fresh
                 await player.close()
                 await spectator.close()
                 return game, spectator.state

@@ -39,7 +39,9 @@ def test_two_players_and_a_spectator_race_over_the_protocol(server):
         spectator_hint = await spectator.request({"type": "hint"})
         assert spectator_hint.ack["code"] == "forbidden"
 
+        final = max(p1.seq, p2.seq)
         for client in (p1, p2, spectator):
+            await client.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m.get("seq") == final)
             assert client.problems == [], client.problems
         assert p1.state["tables"]["p1"] == spectator.state["tables"]["p1"]
         assert p2.state["tables"]["p2"] == spectator.state["tables"]["p2"]

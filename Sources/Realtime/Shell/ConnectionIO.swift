@@ -148,6 +148,10 @@ public struct ConnectionIO {
         return rxIsBinary ? .binary : .text(rx)
     }
 
+    /// Bytes received in the shell's current loop round (to tell a burst from a trickle).
+    var round: UInt32 = 0
+    var roundBytes = 0
+
     // MARK: Keepalive
 
     /// Something (a frame or a pong) arrived since the last keepalive visit.

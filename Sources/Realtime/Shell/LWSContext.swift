@@ -72,6 +72,9 @@ final class LWSContext {
     private var httpAnswers: [HTTPRequestID: HTTPResponse] = [:]
     /// Connections given frames during this loop iteration, written once it ends.
     private var dirty: [Connection] = []
+    /// Connections whose reads this round (nearly) filled their receive buffer: more may be waiting.
+    private var fullReads = 0
+    private var round: UInt32 = 0
     private(set) var stopping = false
 
     private static let coalesceCapacity = 256 * 1024
@@ -145,7 +148,19 @@ final class LWSContext {
     /// new connections, then write what the iteration queued.
     func runOnce() {
         guard let eventLoop else { return }
+        fullReads = 0
+        round &+= 1
         boardcast_ev_run_once(eventLoop)
+        // A read that filled the receive buffer means more is waiting (a pipelined burst): read
+        // it now, before writing, so the burst's frames share one write per connection. This is
+        // what lets the per-connection buffer stay small (idle memory) without losing bursts.
+        var extra = 0
+        while fullReads > 0 && extra < 8 {
+            fullReads = 0
+            extra += 1
+            round &+= 1
+            boardcast_ev_run_nowait(eventLoop)
+        }
         if let listenWatch, let listener, let vhost, boardcast_listen_watch_take(listenWatch) != 0, !stopping {
             // Any left waiting keep the socket readable, so the next iteration takes the next bite.
             _ = listener.accept(limit: config.acceptsPerIteration) { fd in
@@ -309,6 +324,15 @@ final class LWSContext {
         case LWS_CALLBACK_RECEIVE:
             guard let connection = connection(user) else { return -1 }
             connection.io.heardFrom = true
+            // lws reads at most the receive buffer per wake-up; a round that took most of it
+            // (payload plus client frame headers) likely left more in the socket.
+            if connection.io.round != round {
+                connection.io.round = round
+                connection.io.roundBytes = 0
+            }
+            let before = connection.io.roundBytes
+            connection.io.roundBytes += length + 6
+            if before < config.rxBufferSize * 3 / 4 && connection.io.roundBytes >= config.rxBufferSize * 3 / 4 { fullReads += 1 }
             let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
             switch connection.io.receive(bytes, first: lws_is_first_fragment(wsi) != 0,
                                          finalFrame: lws_is_final_fragment(wsi) != 0,
