@@ -1,0 +1,290 @@
+import Core
+import Foundation
+import Testing
+@testable import Realtime
+
+/// Several hubs as cluster nodes, with Redis played in memory: channels, subscriptions and
+/// game streams, delivered in order through one queue. No sockets, no threads.
+final class ClusterHarness {
+    final class Node {
+        let name: String
+        let hub: Hub
+        let store = try! SQLiteGameStore.inMemory()
+        var connections: [ConnectionID: Connection] = [:]
+        var sent: [ConnectionID: [String]] = [:]
+        var lastTicket: UInt64 = 0
+
+        init(name: String, code: String) {
+            self.name = name
+            let random = LockedRandom(seed: UInt64(name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
+            let store = self.store
+            hub = Hub(random: { random.next() }, gameIDIsTaken: { (try? store.game(id: $0)) != nil },
+                      cluster: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
+        }
+    }
+
+    var now = 1_800_000_000.0
+    private(set) var nodes: [String: Node] = [:]
+    private var subscriptions: [String: Set<String>] = [:]
+    private(set) var streams: [String: [ClusterMessage.Publication]] = [:]
+    private var queue: [(node: String, event: Event)] = []
+    /// Publications on a game channel that a node does not get (a missed message).
+    var dropping: ((String, ClusterMessage.Publication) -> Bool)?
+
+    enum Event {
+        case nodeMessage([UInt8])
+        case gameMessage(String, [UInt8])
+        case subscribed(String)
+        case stream(String)
+        case code(String)
+    }
+
+    init(_ names: [String]) {
+        let codes = Dictionary(uniqueKeysWithValues: names.enumerated().map { ("c\($0.offset)", $0.element) })
+        for (code, name) in codes {
+            nodes[name] = Node(name: name, code: code)
+            subscriptions[ClusterKeys.nodeChannel(name), default: []].insert(name)
+        }
+        let alive = Dictionary(uniqueKeysWithValues: names.map { ($0, "1") })
+        for node in nodes.values {
+            run(node, node.hub.clusterLink(up: true, now: now))
+            run(node, node.hub.clusterView(codes: codes, alive: alive, lobbies: [:], now: now))
+        }
+    }
+
+    subscript(_ name: String) -> Node { nodes[name]! }
+
+    // MARK: Events
+
+    func open(_ name: String, _ id: ConnectionID) {
+        let node = self[name]
+        let connection = Connection(id: id, now: now)
+        node.connections[id] = connection
+        run(node, node.hub.opened(connection, query: [:], now: now))
+    }
+
+    func send(_ name: String, _ id: ConnectionID, _ text: String) {
+        now += 0.02
+        let node = self[name]
+        run(node, node.hub.received(node.connections[id]!, text: Array(text.utf8), now: now))
+    }
+
+    func take(_ name: String, _ id: ConnectionID) -> [JSON] {
+        let node = self[name]
+        defer { node.sent[id] = [] }
+        return (node.sent[id] ?? []).map { (try? JSONText.parse($0)) ?? .string($0) }
+    }
+
+    func types(_ name: String, _ id: ConnectionID) -> [String] { take(name, id).map { $0["type"]?.stringValue ?? "text" } }
+
+    /// Every node sees the others as alive, with these incarnations.
+    func view(alive: [String: String]) {
+        let codes = Dictionary(uniqueKeysWithValues: nodes.values.map { ($0.hub.cluster!.identity.code, $0.name) })
+        for node in nodes.values { run(node, node.hub.clusterView(codes: codes, alive: alive, lobbies: [:], now: now)) }
+    }
+
+    func clearStream(_ game: String) { streams[game] = [] }
+
+    // MARK: Carrying out actions, Redis included
+
+    private func run(_ node: Node, _ actions: [HubAction]) {
+        for action in actions { carryOut(action, on: node) }
+        drain()
+    }
+
+    private var draining = false
+
+    private func drain() {
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        while !queue.isEmpty {
+            let (name, event) = queue.removeFirst()
+            let node = self[name]
+            let actions: [HubAction]
+            switch event {
+            case .nodeMessage(let payload): actions = node.hub.nodeMessage(payload, now: now)
+            case .gameMessage(let game, let payload): actions = node.hub.gameMessage(game: game, payload: payload, now: now)
+            case .subscribed(let channel): actions = node.hub.subscribed(channel: channel)
+            case .stream(let game): actions = node.hub.streamRead(game: game, publications: streams[game] ?? [])
+            case .code(let code):
+                let owner = nodes.values.first { $0.hub.cluster?.identity.code == code }?.name
+                actions = node.hub.nodeCodeFound(code, node: owner, now: now)
+            }
+            for action in actions { carryOut(action, on: node) }
+        }
+    }
+
+    private func carryOut(_ action: HubAction, on node: Node) {
+        switch action {
+        case .send(let frame, let connection):
+            if connection.remote == nil { node.sent[connection.id, default: []].append(frame.text) }
+            else {
+                let reply = ClusterMessage.reply(connection: connection.remote!.connection, frame: frame.bytes)
+                publish(ClusterKeys.nodeChannel(connection.remote!.node), reply.bytes)
+            }
+        case .broadcast(let frame, let recipients, _):
+            for connection in recipients where connection.remote == nil {
+                node.sent[connection.id, default: []].append(frame.text)
+            }
+        case .store(let batch, let ticket):
+            try! node.store.write(batch)
+            node.lastTicket = ticket
+            for action in node.hub.committed(upTo: ticket) { carryOut(action, on: node) }
+        case .load(let game):
+            for action in node.hub.loaded(game, GameLoader.load(game, from: node.store, windowSize: 128), now: now) {
+                carryOut(action, on: node)
+            }
+        case .redis(let redis):
+            switch redis {
+            case .publish(let channel, let payload):
+                publish(channel, payload)
+            case .publishGame(let game, let publication):
+                if publication.isDiff { streams[game, default: []].append(publication) }
+                publish(ClusterKeys.gameChannel(game), ClusterMessage.publication(publication).bytes)
+            case .subscribe(let channel):
+                subscriptions[channel, default: []].insert(node.name)
+                queue.append((node.name, .subscribed(channel)))
+            case .unsubscribe(let channel):
+                subscriptions[channel]?.remove(node.name)
+            case .readStream(let game):
+                queue.append((node.name, .stream(game)))
+            case .lookupCode(let code):
+                queue.append((node.name, .code(code)))
+            }
+        case .readHistory, .lookupCommand, .listStoredGames, .solve, .respond, .countError, .log, .resumeStorage, .close:
+            break
+        }
+    }
+
+    private func publish(_ channel: String, _ payload: [UInt8]) {
+        for name in subscriptions[channel] ?? [] {
+            if channel.hasPrefix(ClusterKeys.gamePrefix) {
+                let game = String(channel.dropFirst(ClusterKeys.gamePrefix.count))
+                if case .publication(let publication)? = ClusterMessage.parse(payload), dropping?(name, publication) == true {
+                    continue
+                }
+                queue.append((name, .gameMessage(game, payload)))
+            } else {
+                queue.append((name, .nodeMessage(payload)))
+            }
+        }
+    }
+}
+
+private final class LockedRandom: @unchecked Sendable {
+    private var state: SplitMix64
+    init(seed: UInt64) { state = SplitMix64(seed: seed) }
+    func next() -> UInt64 { state.next() }
+}
+
+private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.stringValue ?? "text" } }
+
+@Suite struct ClusterHubTests {
+    /// A game created on `a`, its id and token.
+    private func create(_ cluster: ClusterHarness, kind: String = "klondike", options: String = #"{"seed":4}"#) -> (String, String) {
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"\#(kind)","options":\#(options)}"#)
+        let created = cluster.take("a", 1)[0]
+        return (created["game"]!.stringValue!, created["token"]!.stringValue!)
+    }
+
+    @Test func aGameIdCarriesItsOwnersCodeAndAnyNodeAnswersForIt() throws {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster)
+        #expect(game.count == 8 && game.hasPrefix(cluster["a"].hub.cluster!.identity.code))
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","id":"j"}"#)
+        let joined = cluster.take("b", 7)
+        #expect(types(joined) == ["joined", "snapshot", "ack"], "the owner's replies, passed through")
+        #expect(joined[0]["you"] == "p2")
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        #expect(cluster.types("b", 7) == ["diff", "ack"])
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        #expect(cluster.take("b", 7) == [.object(["type": "ack", "id": "t", "seq": 1])], "applied once, cluster-wide")
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(cluster.take("b", 7).map { $0["seq"] } == [2], "the owner's move reaches the other node's member")
+        cluster.send("b", 7, #"{"type":"alpha","step":1,"id":"x"}"#)
+        #expect(cluster.take("b", 7).first?["code"] == "unknown-type")
+        cluster.send("b", 7, #"{"type":"leave","id":"l"}"#)
+        #expect(cluster.types("b", 7) == ["left", "ack"])
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(cluster.take("b", 7).isEmpty, "gone means gone")
+    }
+
+    @Test func aMissedDiffIsFilledFromTheGamesStreamBeforeAnythingLater() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, _) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.take("b", 7)
+        cluster.dropping = { node, publication in node == "b" && publication.seq == 2 }
+        for _ in 0..<3 { cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#) }
+        #expect(cluster.take("b", 7).map { $0["seq"] } == [1, 2, 3])
+        #expect(cluster["b"].hub.counters.gapsFilled == 1)
+    }
+
+    @Test func whenTheStreamLostItTheMemberCatchesUpSilentlyThroughItsOwner() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, _) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.take("b", 7)
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.dropping = { node, publication in node == "b" && (2...3).contains(publication.seq) }
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.clearStream(game)  // Redis restarted: the stream is gone
+        cluster.dropping = nil
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        let got = cluster.take("b", 7)
+        #expect(types(got) == ["diff", "diff", "diff", "diff"], "no second joined, no ack: only what it missed")
+        #expect(got.map { $0["seq"] } == [1, 2, 3, 4])
+    }
+
+    @Test func presenceCountsMembersOnEveryNode() {
+        let cluster = ClusterHarness(["a", "b", "c"])
+        let (game, _) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        cluster.open("c", 8)
+        cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
+        cluster.now += 1
+        for node in ["a"] { _ = cluster[node].hub.tick(now: cluster.now) }
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(cluster["a"].hub.room(game)?.spectatorCount == 2)
+    }
+
+    @Test func aRacersCopyIsMaskedOnAnotherNodeToo() throws {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "race", options: #"{"seed":9}"#)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        #expect(cluster.types("b", 7) == ["joined", "snapshot", "diff", "event"])
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        let rival = cluster.take("b", 7)
+        let waste = try #require(rival.first?["ops"]?.arrayValue?.first { $0["path"]?.stringValue == "/tables/p1/waste/0" })
+        #expect(waste["value"] == "??")
+        let own = cluster.take("a", 1).last { $0["type"] == "diff" }
+        #expect(own?["ops"]?.arrayValue?.contains { $0["value"] != "??" && $0["path"]?.stringValue == "/tables/p1/waste/0" } == true)
+    }
+
+    @Test func anOwnerThatIsGoneAnswersUnavailableAndItsMembersStay() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        _ = cluster.take("b", 7)
+        cluster.view(alive: ["b": "1"])
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"u"}"#)
+        #expect(cluster.take("b", 7).first?["code"] == "unavailable")
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        #expect(cluster.take("b", 8).first?["code"] == "unavailable")
+        // Back, with a new incarnation: the member's session is renewed without a word to the client.
+        cluster.view(alive: ["a": "2", "b": "1"])
+        #expect(cluster.take("b", 7).isEmpty)
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"v"}"#)
+        #expect(cluster.types("b", 7) == ["diff", "ack"])
+    }
+}
