@@ -130,7 +130,8 @@ extension SolverPosition {
             let p = Int(order >> UInt64(k * 4) & 15)
             let h = hidden[p]
             let base = card(p, h)
-            appendTableauTargets(for: base, from: p, index: h, firstEmpty: firstEmpty, into: &moves)
+            let target = place(for: base, firstEmpty: firstEmpty)
+            if target >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: h, card: base).raw) }
         }
 
         // Part of a run moves onto the twin of the card under it, which then goes home.
@@ -163,28 +164,25 @@ extension SolverPosition {
         // Whole runs that empty a pile, when a King could take its place.
         if firstEmpty < 0 && kingCouldMoveToSpace() {
             for p in 0..<Self.pileCount where count[p] > 0 && hidden[p] == 0 && !SolverCard.isKing(card(p, 0)) {
-                appendTableauTargets(for: card(p, 0), from: p, index: 0, firstEmpty: -1, into: &moves)
+                let target = place(for: card(p, 0))
+                if target >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: 0, card: card(p, 0)).raw) }
             }
         }
 
-        // A card back down from its foundation (not one that would go straight back up).
+        // A card back down from its foundation (not one that would go straight back up),
+        // where something can use it next.
         for suit in 0..<4 {
             let k = home(suit)
             guard k > 0 else { continue }
             let c = UInt8((k - 1) << 2 | suit)
             guard !othersAllowHome(c) else { continue }
-            if SolverCard.isKing(c) {
-                if firstEmpty >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: firstEmpty, card: c).raw) }
-            } else {
-                let (s1, s2) = SolverCard.otherColour(suit: suit)
-                let up = UInt8(SolverCard.rank(c) + 1) << 2
-                let t1 = Int(topPile[Int(up | UInt8(s1))])
-                if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: c).raw) }
-                let t2 = Int(topPile[Int(up | UInt8(s2))])
-                if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: c).raw) }
+            let target = place(for: c, firstEmpty: firstEmpty)
+            if target >= 0 && hasUse(of: c, on: target, fromHome: true, scratch: &moves) {
+                moves.append(SolverMove(.foundationToTableau, from: suit, to: target, card: c).raw)
             }
         }
     }
+
 
     /// The moves that may follow a card coming onto the tableau from the talon or a
     /// foundation. Such a card serves only as a place for a card one rank lower (or, down
@@ -194,16 +192,10 @@ extension SolverPosition {
     /// changes which others taps reach, a purpose of its own, so any talon move may follow.
     private func generateFollowUps(into moves: inout FlatStack<UInt32>) {
         let c = UInt8(truncatingIfNeeded: pending & 63)
-        let suit = SolverCard.suit(c)
-        let rank = SolverCard.rank(c)
-        let (s1, s2) = SolverCard.otherColour(suit: suit)
         let target = Int(topPile[Int(c)])
-        if target >= 0 && rank > 0 {
-            let below = UInt8(rank - 1) << 2
-            appendMoves(of: below | UInt8(s1), onto: target, over: c, into: &moves)
-            appendMoves(of: below | UInt8(s2), onto: target, over: c, into: &moves)
-        }
-        if pending & Self.pendingFromTalon != 0 && draw > 1 {
+        let fromHome = pending & Self.pendingFromHome != 0
+        if target >= 0 { appendUses(of: c, on: target, fromHome: fromHome, into: &moves) }
+        if !fromHome && draw > 1 {
             var firstEmpty = -1
             for p in 0..<Self.pileCount where count[p] == 0 {
                 firstEmpty = p
@@ -211,14 +203,36 @@ extension SolverPosition {
             }
             appendTalonMoves(firstEmpty: firstEmpty, into: &moves)
         }
-        if pending & Self.pendingFromHome != 0 && rank > 0 && home(suit) == rank {
+    }
+
+    /// Would card `c`, put on pile `target` from the talon or (`fromHome`) its foundation,
+    /// have a move that uses it next? Asked before making such a move, so as not to make
+    /// one that leads nowhere.
+    private func hasUse(of c: UInt8, on target: Int, fromHome: Bool, scratch moves: inout FlatStack<UInt32>) -> Bool {
+        let mark = moves.count
+        appendUses(of: c, on: target, fromHome: fromHome, into: &moves)
+        defer { moves.shrink(to: mark) }
+        return moves.count > mark
+    }
+
+    /// The moves that use card `c` on pile `target`: a card one rank lower onto it, from
+    /// wherever it can come; for a card down from its foundation, also the card under it
+    /// in the foundation coming down.
+    private func appendUses(of c: UInt8, on target: Int, fromHome: Bool, into moves: inout FlatStack<UInt32>) {
+        let suit = SolverCard.suit(c)
+        let rank = SolverCard.rank(c)
+        guard rank > 0 else { return }
+        let (s1, s2) = SolverCard.otherColour(suit: suit)
+        let below = UInt8(rank - 1) << 2
+        appendMoves(of: below | UInt8(s1), onto: target, over: c, into: &moves)
+        appendMoves(of: below | UInt8(s2), onto: target, over: c, into: &moves)
+        // The card under it on the foundation is `under` once `c` is down (`home(suit)`
+        // may still count `c`).
+        if fromHome && home(suit) >= rank {
             let under = UInt8((rank - 1) << 2 | suit)
             if !othersAllowHome(under) {
-                let up = UInt8(rank) << 2
-                let t1 = Int(topPile[Int(up | UInt8(s1))])
-                if t1 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t1, card: under).raw) }
-                let t2 = Int(topPile[Int(up | UInt8(s2))])
-                if t2 >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: t2, card: under).raw) }
+                let place = self.place(for: under)
+                if place >= 0 { moves.append(SolverMove(.foundationToTableau, from: suit, to: place, card: under).raw) }
             }
         }
     }
@@ -264,35 +278,28 @@ extension SolverPosition {
             reachable &= reachable &- 1
             let c = talon[i]
             if fitsHome(c) { moves.append(SolverMove(.talonToFoundation, index: i, card: c).raw) }
-            if SolverCard.isKing(c) {
-                if firstEmpty >= 0 { moves.append(SolverMove(.talonToTableau, to: firstEmpty, index: i, card: c).raw) }
-            } else {
-                let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(c))
-                let up = UInt8(SolverCard.rank(c) + 1) << 2
-                let t1 = Int(topPile[Int(up | UInt8(s1))])
-                if t1 >= 0 { moves.append(SolverMove(.talonToTableau, to: t1, index: i, card: c).raw) }
-                let t2 = Int(topPile[Int(up | UInt8(s2))])
-                if t2 >= 0 { moves.append(SolverMove(.talonToTableau, to: t2, index: i, card: c).raw) }
+            let target = place(for: c, firstEmpty: firstEmpty)
+            // In draw 1 the card must be of use at once (see `generateFollowUps`).
+            if target >= 0 && (draw > 1 || hasUse(of: c, on: target, fromHome: false, scratch: &moves)) {
+                moves.append(SolverMove(.talonToTableau, to: target, index: i, card: c).raw)
             }
         }
     }
 
-    /// A run whose lowest card is `base` (at `index` of pile `from`) onto every pile it fits.
-    @inline(__always) private func appendTableauTargets(
-        for base: UInt8, from p: Int, index: Int, firstEmpty: Int, into moves: inout FlatStack<UInt32>
-    ) {
-        if SolverCard.isKing(base) {
-            if firstEmpty >= 0 && index > 0 {
-                moves.append(SolverMove(.tableauToTableau, from: p, to: firstEmpty, index: index, card: base).raw)
-            }
-            return
+
+    /// A pile whose top card `card` fits on, or -1: the first of its two parents that is a
+    /// pile's top (the other would give a position with the same key, see
+    /// `SolverPosition.key`); for a King the first empty pile.
+    @inline(__always) func place(for card: UInt8, firstEmpty: Int = -2) -> Int {
+        if SolverCard.isKing(card) {
+            if firstEmpty != -2 { return firstEmpty }
+            for p in 0..<Self.pileCount where count[p] == 0 { return p }
+            return -1
         }
-        let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(base))
-        let up = UInt8(SolverCard.rank(base) + 1) << 2
+        let (s1, s2) = SolverCard.otherColour(suit: SolverCard.suit(card))
+        let up = UInt8(SolverCard.rank(card) + 1) << 2
         let t1 = Int(topPile[Int(up | UInt8(s1))])
-        if t1 >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: t1, index: index, card: base).raw) }
-        let t2 = Int(topPile[Int(up | UInt8(s2))])
-        if t2 >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: t2, index: index, card: base).raw) }
+        return t1 >= 0 ? t1 : Int(topPile[Int(up | UInt8(s2))])
     }
 
     /// Could some King move into an empty pile right now: one taps bring up, one on a

@@ -158,8 +158,21 @@ struct SolverPosition: ~Copyable {
         return (talonMask & ((1 << UInt64(bit)) &- 1)).nonzeroBitCount
     }
 
-    /// How promising the position looks, for trying moves in a good order.
-    var score: Int { -cardsLeft * 5 - hiddenTotal * 20 }
+    /// What a move does at once, for trying moves in a good order: 4 for each card it turns
+    /// face up, 1 for each card it sends home (-1 for one it takes back down).
+    @inline(__always) func gain(of move: SolverMove) -> Int {
+        switch move.kind {
+        case .tableauToFoundation:
+            let n = count[move.from]
+            return 1 + (n > 1 && hidden[move.from] == n - 1 ? 4 : 0)
+        case .tableauToTableau:
+            let j = move.thenHome ? move.index - 1 : move.index
+            return (move.thenHome ? 1 : 0) + (j > 0 && hidden[move.from] == j ? 4 : 0)
+        case .talonToFoundation: return 1
+        case .talonToTableau: return 0
+        case .foundationToTableau: return -1
+        }
+    }
 
     /// Talon positions a card can be played from after some taps and nothing else, as bits:
     /// the waste's top, then every `draw`-th card of the rest of this pass and of every pass

@@ -92,24 +92,18 @@ struct SolverSearch: ~Copyable {
         frames.append(SolverFrame(start: start, next: start, end: Int32(moves.count), pathCount: Int32(path.count)))
     }
 
-    /// Tries each move, scores the position it leads to, and sorts best first (equal
-    /// scores keep the generator's order).
+    /// Sorts the moves best first (equal ones keep the generator's order), by what each
+    /// does at once: a card turned face up counts four times a card sent home.
     private mutating func orderMoves(from start: Int) {
         let end = moves.count
         guard end - start > 1 else { return }
-        let base = path.count
         ranked.shrink(to: 0)
         for i in start..<end {
             let move = SolverMove(raw: moves[i])
-            path.append(position.apply(move))
-            if move.thenHome {
-                path.append(position.apply(SolverMove(.tableauToFoundation, from: move.from, card: position.topCard(move.from))))
-            }
-            // Score above, the move's place reversed below: one descending sort of these
+            // Gain above, the move's place reversed below: one descending sort of these
             // numbers is the order wanted.
-            let score = UInt64(truncatingIfNeeded: position.score + (1 << 20))
-            ranked.append(score << 40 | UInt64(0xFF - (i - start)) << 32 | UInt64(move.raw))
-            unwind(to: base)
+            let gain = UInt64(truncatingIfNeeded: position.gain(of: move) + 128)
+            ranked.append(gain << 40 | UInt64(0xFF - (i - start)) << 32 | UInt64(move.raw))
         }
         for i in 1..<ranked.count {
             let item = ranked[i]
