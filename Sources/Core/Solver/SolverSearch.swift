@@ -28,7 +28,7 @@ struct SolverSearch: ~Copyable {
     mutating func run(budget: Int) -> KlondikeVerdict {
         position.playSafeMoves(path: &path)
         if position.isWon { return .winnable }
-        if position.hasStuckCard { return .unwinnable }
+        if position.someCardCanNeverGoHome { return .unwinnable }
         guard budget > 0 else { return .unknown }
         _ = visited.visit(position.key, pending: 0)
         nodes = 1
