@@ -10,14 +10,24 @@ extension SolverPosition {
         return home(other1) >= rank - 1 && home(other2) >= rank - 1 && home(SolverCard.twin(suit: suit)) >= rank - 2
     }
 
-    /// Sends home every card that is safe to send (see `isSafeHome`), again until none is,
-    /// recording each move on the path. Talon cards count when taking one out leaves every
-    /// other card as reachable as before: any card in draw 1; in draw 3 only the talon's last
-    /// card, and only when the waste's size does not reach cards an empty waste would not.
-    /// Only the next card of each suit can go home, so four look-ups find them all.
+    /// Sends home, again until none is left, every card that is safe to send (see
+    /// `isSafeHome`) and every tableau card that may go home from the top of a pile where
+    /// it lies on a face-up card, recording each move on the path.
+    ///
+    /// The second kind is no choice either: one move sends such a card home and one brings
+    /// it back onto the card it lay on, which nothing else can cover meanwhile, so the two
+    /// positions win or lose together, and the one with the card home is kept. Bringing it
+    /// back is the move down from a foundation, made together with a move onto it (see
+    /// `generateFollowUps`). A card just put on the tableau for such a move is exempt.
+    ///
+    /// Talon cards count when taking one out leaves every other card as reachable as
+    /// before: any card in draw 1; in draw 3 only the talon's last card, and only when the
+    /// waste's size does not reach cards an empty waste would not. Only the next card of
+    /// each suit can go home, so four look-ups find them all.
     mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
         // Safe moves are not choices: what the last choice left pending stays pending.
         let kept = pending
+        let exempt = kept == 0 ? -1 : Int(kept & 63)
         var suit = 0
         var idle = 0  // suits looked at in a row that sent nothing home
         while idle < 4 {
@@ -25,12 +35,13 @@ extension SolverPosition {
             var moved = false
             if rank < 13 {
                 let c = UInt8(rank << 2 | suit)
-                if othersAllowHome(c) {
-                    let p = Int(topPile[Int(c)])
-                    if p >= 0 {
-                        path.append(apply(SolverMove(.tableauToFoundation, from: p, card: c)))
-                        moved = true
-                    } else if let i = talonIndex(of: c),
+                let p = Int(topPile[Int(c)])
+                let safe = othersAllowHome(c)
+                if p >= 0 && (safe || (count[p] - 1 > hidden[p] && Int(c) != exempt)) {
+                    path.append(apply(SolverMove(.tableauToFoundation, from: p, card: c)))
+                    moved = true
+                } else if safe {
+                    if let i = talonIndex(of: c),
                         draw == 1 || (i == talonCount - 1 && (wasteCount % draw == 0 || wasteCount == talonCount))
                     {
                         path.append(apply(SolverMove(.talonToFoundation, index: i, card: c)))
