@@ -57,7 +57,7 @@ struct VisitedSet: ~Copyable {
         }
         slots[i] = SolverKey(low: key.low | pending << Self.pendingShift, high: key.high)
         count += 1
-        if count * 2 > mask { grow() }
+        if count * 4 > mask * 3 { grow() }
         return pending == 0 ? .searchAll : .searchPending
     }
 

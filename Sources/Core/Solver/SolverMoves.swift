@@ -145,19 +145,21 @@ extension SolverPosition {
             if target >= 0 { moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: h, card: base).raw) }
         }
 
-        // Part of a run moves onto the twin of the card under it, which then goes home.
-        for p in 0..<Self.pileCount where count[p] > 1 {
-            var j = hidden[p]
-            while j < count[p] - 1 {
-                let under = card(p, j)
-                if fitsHome(under) {
-                    let twin = under ^ 3  // same rank, the other suit of the colour
-                    let target = Int(topPile[Int(twin)])
-                    if target >= 0 && target != p {
-                        moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: j + 1, card: card(p, j + 1), thenHome: true).raw)
-                    }
+        // Part of a run moves onto the twin of the card under it, which then goes home. Only
+        // the next card of a suit can go home: find where each lies.
+        for suit in 0..<4 {
+            let rank = home(suit)
+            guard rank < 13 else { continue }
+            let under = UInt8(rank << 2 | suit)
+            let target = Int(topPile[Int(under ^ 3)])  // its twin: same rank, other suit of the colour
+            guard target >= 0 else { continue }
+            let bit: UInt64 = 1 << UInt64(under)
+            for p in 0..<Self.pileCount where p != target && pileMask[p] & bit != 0 {
+                var j = count[p] - 2
+                while j >= hidden[p] && card(p, j) != under { j -= 1 }
+                if j >= hidden[p] {
+                    moves.append(SolverMove(.tableauToTableau, from: p, to: target, index: j + 1, card: card(p, j + 1), thenHome: true).raw)
                 }
-                j += 1
             }
         }
 
@@ -262,22 +264,20 @@ extension SolverPosition {
             }
             return
         }
-        for q in 0..<Self.pileCount where q != target {
-            var j = hidden[q]
-            while j < count[q] {
-                if card(q, j) == x {
-                    if j > hidden[q] {
-                        // On c's twin: worth it only when the twin then goes home.
-                        if fitsHome(card(q, j - 1)) {
-                            moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x, thenHome: true).raw)
-                        }
-                    } else if j > 0 || kingCouldMoveToSpace() {
-                        moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x).raw)
-                    }
-                    return
+        let bit: UInt64 = 1 << UInt64(x)
+        for q in 0..<Self.pileCount where q != target && pileMask[q] & bit != 0 {
+            var j = count[q] - 1
+            while j >= hidden[q] && card(q, j) != x { j -= 1 }
+            guard j >= hidden[q] else { return }  // face down
+            if j > hidden[q] {
+                // On c's twin: worth it only when the twin then goes home.
+                if fitsHome(card(q, j - 1)) {
+                    moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x, thenHome: true).raw)
                 }
-                j += 1
+            } else if j > 0 || kingCouldMoveToSpace() {
+                moves.append(SolverMove(.tableauToTableau, from: q, to: target, index: j, card: x).raw)
             }
+            return
         }
     }
 
