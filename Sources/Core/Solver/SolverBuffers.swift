@@ -61,6 +61,34 @@ struct VisitedSet: ~Copyable {
         return pending == 0 ? .searchAll : .searchPending
     }
 
+    /// Takes a key out if it is there, moving later keys of its cluster back so every key
+    /// stays reachable from its home slot.
+    mutating func remove(_ key: SolverKey) {
+        var i = Self.hash(key) & mask
+        while true {
+            let slot = slots[i]
+            if slot.high == 0 { return }
+            if slot.high == key.high && slot.low & Self.keyBits == key.low { break }
+            i = (i &+ 1) & mask
+        }
+        var hole = i
+        var j = i
+        while true {
+            j = (j &+ 1) & mask
+            let slot = slots[j]
+            if slot.high == 0 { break }
+            let home = Self.hash(SolverKey(low: slot.low & Self.keyBits, high: slot.high)) & mask
+            // The key at j may fill the hole unless its home lies cyclically in (hole, j].
+            let inBetween = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j)
+            if !inBetween {
+                slots[hole] = slot
+                hole = j
+            }
+        }
+        slots[hole] = SolverKey(low: 0, high: 0)
+        count -= 1
+    }
+
     private mutating func grow() {
         let old = slots
         let oldSize = mask + 1

@@ -73,30 +73,8 @@ extension SolverPosition {
         return 1 << (up | UInt64(s1)) | 1 << (up | UInt64(s2))
     }
 
-    /// Is some card stuck for good, so that the cards under it never go home? A card that is
-    /// the lowest of its run (the card under it is face down, or face up but not one it fits
-    /// on) moves only on its own: home, which waits for a lower card of its suit under it;
-    /// onto one of its two parents, none of any use when both are under it; or, a King, into
-    /// an empty pile. A card that lies face up on a parent can instead travel with it, so it
-    /// is left out. Only cards that never moved lie over other cards without fitting on
-    /// them, so this is worth asking once, of the start.
-    var hasStuckCard: Bool {
-        for p in 0..<Self.pileCount {
-            var below: UInt64 = 0
-            for i in 0..<count[p] {
-                let c = card(p, i)
-                let parents = Self.parents(c)
-                let carried = i > hidden[p] && parents >> UInt64(card(p, i - 1)) & 1 != 0
-                if !carried && parents != 0 && below & parents == parents && below & Self.lowerInSuit(c) != 0 {
-                    return true
-                }
-                below |= 1 << UInt64(c)
-            }
-        }
-        return false
-    }
-
-    /// The moves worth trying from here, appended most promising first.
+    /// The moves worth trying from here, appended most promising first. (A card that may go
+    /// home from a face-up card is already home, see `playSafeMoves`.)
     ///
     /// Tableau runs move whole (from their lowest face-up card), except to uncover a card
     /// that then goes home at once: any other part-run move only swaps which of two
@@ -166,14 +144,6 @@ extension SolverPosition {
         // Stock and waste: every card taps can bring to the top.
         appendTalonMoves(firstEmpty: firstEmpty, into: &moves)
 
-        // Tableau cards home that uncover a face-up card.
-        for p in 0..<Self.pileCount {
-            let n = count[p]
-            if n > 0 && hidden[p] < n - 1 && fitsHome(topCard(p)) {
-                moves.append(SolverMove(.tableauToFoundation, from: p, card: topCard(p)).raw)
-            }
-        }
-
         // Whole runs that empty a pile, when a King could take its place.
         if firstEmpty < 0 && kingCouldMoveToSpace() {
             for p in 0..<Self.pileCount where count[p] > 0 && hidden[p] == 0 && !SolverCard.isKing(card(p, 0)) {
@@ -195,7 +165,6 @@ extension SolverPosition {
             }
         }
     }
-
 
     /// The moves that may follow a card coming onto the tableau from the talon or a
     /// foundation. Such a card serves only as a place for a card one rank lower (or, down
@@ -296,7 +265,6 @@ extension SolverPosition {
             }
         }
     }
-
 
     /// A pile whose top card `card` fits on, or -1: the first of its two parents that is a
     /// pile's top (the other would give a position with the same key, see
