@@ -82,7 +82,7 @@ extension SolverPosition {
     /// those two could go to. A King never moves from the bottom of a pile to an empty pile,
     /// and of several empty piles only the first is offered. A whole run leaves a pile empty
     /// only when a King could take the space next: until then that move keeps.
-    func generateMoves(into moves: inout FlatStack<UInt32>) {
+    @inline(__always) func generateMoves(into moves: inout FlatStack<UInt32>) {
         if pending != 0 {
             generateFollowUps(into: &moves)
             return

@@ -208,7 +208,7 @@ struct SolverPosition: ~Copyable {
     ///
     /// The waste's size counts never in draw 1, and in draw 3 not when it is a multiple of
     /// 3 or the whole talon: those all reach what an empty waste does.
-    var key: SolverKey {
+    @inline(__always) var key: SolverKey {
         let w = wasteCount
         let wasteKey: UInt64 = draw == 1 || w % draw == 0 || w == talonCount ? 0 : UInt64(w)
         return SolverKey(low: talonMask, high: homes | pileCode << 16 | wasteKey << wasteShift | 1 << 63)
@@ -216,7 +216,7 @@ struct SolverPosition: ~Copyable {
 
     /// Each pile's face-down count and bottom flag as one digit of a mixed-radix number:
     /// the count plus one, or for no face-down card 0 with the flag and 1 without.
-    var pileCode: UInt64 {
+    @inline(__always) var pileCode: UInt64 {
         var code: UInt64 = 0
         for p in 0..<Self.pileCount {
             let down = hidden[p]
