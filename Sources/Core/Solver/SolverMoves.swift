@@ -259,8 +259,11 @@ extension SolverPosition {
             let c = talon[i]
             if fitsHome(c) { moves.append(SolverMove(.talonToFoundation, index: i, card: c).raw) }
             let target = place(for: c, firstEmpty: firstEmpty)
-            // In draw 1 the card must be of use at once (see `generateFollowUps`).
-            if target >= 0 && (draw > 1 || hasUse(of: c, on: target, fromHome: false, scratch: &moves)) {
+            // The card must be of use at once (see `generateFollowUps`), except in draw 3
+            // where taking it out may be the point; but not one that may go home: sending
+            // it there takes it out just the same.
+            let forTheTalon = draw > 1 && !fitsHome(c)
+            if target >= 0 && (forTheTalon || hasUse(of: c, on: target, fromHome: false, scratch: &moves)) {
                 moves.append(SolverMove(.talonToTableau, to: target, index: i, card: c).raw)
             }
         }
