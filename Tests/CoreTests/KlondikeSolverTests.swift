@@ -188,3 +188,34 @@ import Testing
         #expect(first.positionKey == second.positionKey)
     }
 }
+
+@Suite struct SolverPartsTests {
+    @Test func theTableOfPositionsForgetsWhatItIsTold() {
+        var set = VisitedSet(capacity: 16)
+        var generator = SplitMix64(seed: 7)
+        let keys = (0..<5_000).map { _ in SolverKey(low: generator.next() & 0xFFFF_FFFF, high: generator.next() | 1 << 63) }
+        for key in keys { #expect(set.visit(key, pending: 0) == .searchAll) }
+        for key in keys { #expect(set.visit(key, pending: 0) == .skip) }
+        // Taking out every other key leaves the rest findable, whatever their clusters.
+        for key in keys.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) { set.remove(key) }
+        #expect(set.count == keys.count / 2)
+        for (i, key) in keys.enumerated() {
+            #expect(set.visit(key, pending: 0) == (i % 2 == 0 ? .searchAll : .skip))
+        }
+    }
+
+    @Test func aPendingSearchCoversOnlyTheSameRestriction() {
+        var set = VisitedSet()
+        let key = SolverKey(low: 5, high: 1 << 63)
+        #expect(set.visit(key, pending: 70) == .searchPending)
+        #expect(set.visit(key, pending: 70) == .skip)
+        #expect(set.visit(key, pending: 71) == .searchAll)
+        #expect(set.visit(key, pending: 71) == .skip)
+        #expect(set.visit(key, pending: 0) == .skip)
+    }
+
+    @Test func roundsFollowTheLubySequence() {
+        let units = (0..<15).map { SolverSearch.roundBudget($0) / SolverSearch.restartUnit }
+        #expect(units == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8])
+    }
+}

@@ -33,8 +33,9 @@ public struct KlondikeSolution: Sendable, Equatable {
 /// `unknown`, never a guess.
 public enum KlondikeSolver {
     /// Positions a solve may expand by default: about one second of one core of the
-    /// machine in BENCHMARKS.md ("Solver"), where over 99.5% of deals are decided.
-    public static let defaultBudget = 2_000_000
+    /// machine in BENCHMARKS.md ("Solver"): 0.8 s in draw 1, 1.1-1.4 s in draw 3, with at
+    /// most about 40 MB for the table of positions.
+    public static let defaultBudget = 1_500_000
 
     /// Solves from the game's current position.
     public static func solve(_ game: Klondike, budget: Int = defaultBudget) -> KlondikeSolution {

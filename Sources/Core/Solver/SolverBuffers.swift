@@ -1,5 +1,6 @@
-/// The positions the search has reached: an open-addressing hash set of exact keys, so a
-/// position is never searched twice and a verdict never rests on a hash collision.
+/// The positions the search has reached: an open-addressing hash set (linear probing,
+/// filled to three quarters) of whole keys, not hashes of them, so a verdict never rests
+/// on a hash collision.
 struct VisitedSet: ~Copyable {
     private var slots: UnsafeMutablePointer<SolverKey>
     private var mask: Int
