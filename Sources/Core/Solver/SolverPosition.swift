@@ -1,10 +1,3 @@
-/// Two words that name a position up to moves that change nothing (see
-/// `SolverPosition.key`).
-struct SolverKey: Equatable {
-    var low: UInt64
-    var high: UInt64
-}
-
 /// The position the search walks: changed in place by `apply` and restored by `undo`, in
 /// fixed buffers, so a step costs no allocation. Not copyable: it owns its buffers.
 ///
@@ -44,8 +37,7 @@ struct SolverPosition: ~Copyable {
     /// lay there at the start. With the face-down counts this names every pile's bottom
     /// face-up card: one just above face-down cards never moved, and any other is a King.
     var bottomFlags: UInt64 = 0
-    /// Bit i: the card at position i of the start's talon is still in stock or waste (the
-    /// key's low word).
+    /// Bit i: the card at position i of the start's talon is still in stock or waste.
     var talonMask: UInt64 = 0
     /// The card the last chosen move put on the tableau from the talon (`pendingFromTalon`)
     /// or a foundation (`pendingFromHome`), whose purpose is still to come (card in bits
@@ -58,6 +50,7 @@ struct SolverPosition: ~Copyable {
     let talonBit: UnsafeMutablePointer<UInt8>
     /// The place value of each pile's digit in `pileCode`.
     let pileWeight: UnsafeMutablePointer<UInt64>
+    let talonShift: UInt64
     let wasteShift: UInt64
 
     init(_ start: SolverStart) {
@@ -105,7 +98,8 @@ struct SolverPosition: ~Copyable {
         }
         talonCount = start.talon.count
         wasteCount = start.wasteCount
-        wasteShift = UInt64(16 + start.pileBits)
+        talonShift = UInt64(16 + start.pileBits)
+        wasteShift = talonShift + UInt64(start.talon.count)
         for p in 0..<Self.pileCount { setTop(p) }
     }
 
@@ -208,10 +202,13 @@ struct SolverPosition: ~Copyable {
     ///
     /// The waste's size counts never in draw 1, and in draw 3 not when it is a multiple of
     /// 3 or the whole talon: those all reach what an empty waste does.
-    @inline(__always) var key: SolverKey {
+    ///
+    /// One word: the foundations in bits 0-15, then the pile digits, the talon mask, the
+    /// waste's size and, in bit 63, a mark that no key is 0 (`SolverStart` checks it fits).
+    @inline(__always) var key: UInt64 {
         let w = wasteCount
         let wasteKey: UInt64 = draw == 1 || w % draw == 0 || w == talonCount ? 0 : UInt64(w)
-        return SolverKey(low: talonMask, high: homes | pileCode << 16 | wasteKey << wasteShift | 1 << 63)
+        return homes | pileCode << 16 | talonMask << talonShift | wasteKey << wasteShift | 1 << 63
     }
 
     /// Each pile's face-down count and bottom flag as one digit of a mixed-radix number:
