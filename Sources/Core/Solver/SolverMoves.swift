@@ -1,8 +1,14 @@
 /// Which moves the search tries from a position, and which it makes without trying the
 /// others. Each pruning below is one that cannot lose a win; the comment says why.
 extension SolverPosition {
-    /// The other-colour and twin foundations are far enough up that the card, once it may
-    /// go home, is always best sent there (see `isSafeHome`).
+    /// Are the other foundations far enough up that this card, once it may go home, is
+    /// always best sent there? True when the other colour's foundations hold every rank up
+    /// to two below it and the twin suit's up to three below. Then nothing that could still
+    /// go on it in the tableau is needed there: the cards one rank down of the other colour
+    /// can go home themselves, and so can those two down of its colour that would lie on
+    /// them. Worrying back is allowed here, so the plainer rule (other colour up to one
+    /// below) is not enough; this is the rule Solvitaire (Blake & Gent) use for Klondike
+    /// with worrying back.
     @inline(__always) func othersAllowHome(_ card: UInt8) -> Bool {
         let rank = SolverCard.rank(card)
         let suit = SolverCard.suit(card)
@@ -10,8 +16,8 @@ extension SolverPosition {
         return home(other1) >= rank - 1 && home(other2) >= rank - 1 && home(SolverCard.twin(suit: suit)) >= rank - 2
     }
 
-    /// Sends home, again until none is left, every card that is safe to send (see
-    /// `isSafeHome`) and every tableau card that may go home from the top of a pile where
+    /// Sends home, again until none is left, every card that may go home and is safe to
+    /// send (see `othersAllowHome`) and every tableau card that may go home from the top of a pile where
     /// it lies on a face-up card, recording each move on the path.
     ///
     /// The second kind is no choice either: one move sends such a card home and one brings

@@ -31,7 +31,7 @@ struct SolverPosition: ~Copyable {
     /// Face-down cards on the tableau.
     var hiddenTotal = 0
 
-    // Parts of the key, kept up to date move by move.
+    // Parts of the key (see `key`), kept up to date move by move.
 
     /// Bit p: pile p has no face-down card and its bottom card is still the non-King that
     /// lay there at the start. With the face-down counts this names every pile's bottom
@@ -41,8 +41,9 @@ struct SolverPosition: ~Copyable {
     var talonMask: UInt64 = 0
     /// The card the last chosen move put on the tableau from the talon (`pendingFromTalon`)
     /// or a foundation (`pendingFromHome`), whose purpose is still to come (card in bits
-    /// 0-5), or 0. It restricts what may follow (see `generateMoves`), so the table of
-    /// searched positions records it (see `VisitedSet.visit`).
+    /// 0-5), or 0. Not part of the key: it restricts what may follow (see
+    /// `generateMoves`), so the table of searched positions keeps it beside the key (see
+    /// `VisitedSet.visit`).
     var pending: UInt64 = 0
     static let pendingFromTalon: UInt64 = 1 << 6
     static let pendingFromHome: UInt64 = 2 << 6
@@ -124,21 +125,6 @@ struct SolverPosition: ~Copyable {
 
     /// May the card go home now: its foundation holds exactly the ranks below it.
     @inline(__always) func fitsHome(_ card: UInt8) -> Bool { home(SolverCard.suit(card)) == SolverCard.rank(card) }
-
-    /// May the card go home now, and is sending it home never a mistake? True when the
-    /// other colour's foundations hold every rank up to two below it and the twin suit's up
-    /// to three below. Then nothing that could still go on it in the tableau is needed
-    /// there: the cards one rank down of the other colour can go home themselves, and so
-    /// can those two down of its colour that would lie on them. Worrying back is allowed
-    /// here, so the plainer rule (other colour up to one below) is not enough; this is
-    /// the rule Solvitaire (Blake & Gent) use for Klondike with worrying back.
-    @inline(__always) func isSafeHome(_ card: UInt8) -> Bool {
-        let rank = SolverCard.rank(card)
-        let suit = SolverCard.suit(card)
-        guard home(suit) == rank else { return false }
-        let (other1, other2) = SolverCard.otherColour(suit: suit)
-        return home(other1) >= rank - 1 && home(other2) >= rank - 1 && home(SolverCard.twin(suit: suit)) >= rank - 2
-    }
 
     var isWon: Bool { cardsLeft == 0 }
 
@@ -413,18 +399,20 @@ struct SolverPosition: ~Copyable {
 }
 
 extension SolverPosition {
-    /// Recomputes every derived field from the piles and talon and compares: for tests of
-    /// `apply` and `undo`, too slow for the search itself.
-    var isConsistent: Bool { consistencyProblem == nil }
-
-    /// What `isConsistent` found wrong, for a test's message.
+    /// Recomputes every derived field from the piles and talon and says what disagrees, or
+    /// nil: for tests of `apply` and `undo`, too slow for the search itself.
     var consistencyProblem: String? {
         var tops = [Int8](repeating: -1, count: 52)
         var left = talonCount
+        var down = 0
         for p in 0..<Self.pileCount {
             let n = count[p]
             guard n >= 0, hidden[p] >= 0, hidden[p] <= max(0, n - 1) else { return "pile \(p) counts" }
             left += n
+            down += hidden[p]
+            var cardsHere: UInt64 = 0
+            for i in 0..<n { cardsHere |= 1 << UInt64(card(p, i)) }
+            if cardsHere != pileMask[p] { return "pile \(p) mask" }
             for i in 0..<n where i > hidden[p] {
                 let below = card(p, i - 1)
                 let c = card(p, i)
@@ -444,6 +432,7 @@ extension SolverPosition {
         for i in 0..<talonCount { mask |= 1 << UInt64(talonBit[Int(talon[i])]) }
         if mask != talonMask { return "talon mask" }
         if left != cardsLeft { return "cards left" }
+        if down != hiddenTotal { return "face-down total" }
         if !(0..<52).allSatisfy({ topPile[$0] == tops[$0] }) { return "top piles" }
         if wasteCount < 0 || wasteCount > talonCount { return "waste count" }
         return nil
