@@ -33,7 +33,7 @@ extension SolverPosition {
     mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
         // Safe moves are not choices: what the last choice left pending stays pending.
         let kept = pending
-        let exempt = kept == 0 ? -1 : Int(kept & 63)
+        let exempt = kept == 0 || kept & Self.pendingKind == Self.pendingEmptied ? -1 : Int(kept & 63)
         var suit = 0
         var idle = 0  // suits looked at in a row that sent nothing home
         while idle < 4 {
@@ -178,7 +178,14 @@ extension SolverPosition {
     /// may as well come next: any other move could be made before it, and a line that never
     /// uses the card is no worse without it. In draw 3 taking a card from the talon also
     /// changes which others taps reach, a purpose of its own, so any talon move may follow.
+    ///
+    /// A pile emptied by moving its run away serves only to take a King, so the King comes
+    /// next, by the same reasoning.
     private func generateFollowUps(into moves: inout FlatStack<UInt32>) {
+        if pending & Self.pendingKind == Self.pendingEmptied {
+            appendKings(into: Int(pending & 63), into: &moves)
+            return
+        }
         let c = UInt8(truncatingIfNeeded: pending & 63)
         let target = Int(topPile[Int(c)])
         let fromHome = pending & Self.pendingFromHome != 0
@@ -288,6 +295,26 @@ extension SolverPosition {
         let up = UInt8(SolverCard.rank(card) + 1) << 2
         let t1 = Int(topPile[Int(up | UInt8(s1))])
         return t1 >= 0 ? t1 : Int(topPile[Int(up | UInt8(s2))])
+    }
+
+    /// Every way a King can come into empty pile `space`: from the talon, down from a
+    /// foundation, or heading a run above face-down cards.
+    private func appendKings(into space: Int, into moves: inout FlatStack<UInt32>) {
+        for p in 0..<Self.pileCount where hidden[p] > 0 && count[p] > hidden[p] && SolverCard.isKing(card(p, hidden[p])) {
+            moves.append(SolverMove(.tableauToTableau, from: p, to: space, index: hidden[p], card: card(p, hidden[p])).raw)
+        }
+        var reachable = reachableTalon()
+        while reachable != 0 {
+            let i = reachable.trailingZeroBitCount
+            reachable &= reachable &- 1
+            if SolverCard.isKing(talon[i]) {
+                moves.append(SolverMove(.talonToTableau, to: space, index: i, card: talon[i]).raw)
+            }
+        }
+        for suit in 0..<4 where home(suit) == 13 {
+            let king = UInt8(SolverCard.king << 2 | suit)
+            if !othersAllowHome(king) { moves.append(SolverMove(.foundationToTableau, from: suit, to: space, card: king).raw) }
+        }
     }
 
     /// Could some King move into an empty pile right now: one taps bring up, one on a

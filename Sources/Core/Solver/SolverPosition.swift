@@ -47,6 +47,9 @@ struct SolverPosition: ~Copyable {
     var pending: UInt64 = 0
     static let pendingFromTalon: UInt64 = 1 << 6
     static let pendingFromHome: UInt64 = 2 << 6
+    /// Or the pile (bits 0-5) the last chosen move emptied, which a King must fill next.
+    static let pendingEmptied: UInt64 = 3 << 6
+    static let pendingKind: UInt64 = 3 << 6
     /// For each card, its position in the start's talon, or `notInTalon`.
     let talonBit: UnsafeMutablePointer<UInt8>
     /// The place value of each pile's digit in `pileCode`.
@@ -337,7 +340,11 @@ struct SolverPosition: ~Copyable {
             clearTop(a)
             clearTop(b)
             carry(length, from: a, to: b)
-            if j == 0 { bottomFlags &= ~(1 << UInt64(a)) }
+            if j == 0 {
+                bottomFlags &= ~(1 << UInt64(a))
+                // A pile emptied by a whole run (never a King's) waits for a King.
+                pending = Self.pendingEmptied | UInt64(a)
+            }
             info |= uncover(a)
             setTop(a)
             setTop(b)
