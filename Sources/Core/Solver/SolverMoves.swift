@@ -28,8 +28,10 @@ extension SolverPosition {
     ///
     /// Talon cards count when taking one out leaves every other card as reachable as
     /// before: any card in draw 1; in draw 3 only the talon's last card, and only when the
-    /// waste's size does not reach cards an empty waste would not. Only the next card of
-    /// each suit can go home, so four look-ups find them all.
+    /// waste's size does not reach cards an empty waste would not. (A talon card that may
+    /// go home but is not safe stays a choice even in draw 1: home, it would cover the card
+    /// under it on the foundation, which a winning line may still need to bring down.) Only
+    /// the next card of each suit can go home, so four look-ups find them all.
     mutating func playSafeMoves(path: inout FlatStack<UInt64>) {
         // Safe moves are not choices: what the last choice left pending stays pending.
         let kept = pending
