@@ -182,10 +182,14 @@ extension SolverPosition {
     /// changes which others taps reach, a purpose of its own, so any talon move may follow.
     ///
     /// A pile emptied by moving its run away serves only to take a King, so the King comes
-    /// next, by the same reasoning.
+    /// next, by the same reasoning; in draw 3 talon moves may come first, as they may have
+    /// to bring the King up (and a card placed from the talon must itself be used next:
+    /// without them the two rules could each wait for the other).
     private func generateFollowUps(into moves: inout FlatStack<UInt32>) {
         if pending & Self.pendingKind == Self.pendingEmptied {
-            appendKings(into: Int(pending & 63), into: &moves)
+            let space = Int(pending & 63)
+            appendKings(into: space, into: &moves)
+            if draw > 1 { appendTalonMoves(firstEmpty: space, into: &moves) }
             return
         }
         let c = UInt8(truncatingIfNeeded: pending & 63)
@@ -305,7 +309,8 @@ extension SolverPosition {
         for p in 0..<Self.pileCount where hidden[p] > 0 && count[p] > hidden[p] && SolverCard.isKing(card(p, hidden[p])) {
             moves.append(SolverMove(.tableauToTableau, from: p, to: space, index: hidden[p], card: card(p, hidden[p])).raw)
         }
-        var reachable = reachableTalon()
+        // In draw 3 the talon's Kings come with all its other moves (see `generateFollowUps`).
+        var reachable = draw == 1 ? reachableTalon() : 0
         while reachable != 0 {
             let i = reachable.trailingZeroBitCount
             reachable &= reachable &- 1
