@@ -123,6 +123,18 @@ import Testing
         #expect(decided >= 15, "draw \(draw): only \(decided) of 20 seeds decided")
     }
 
+    /// Deals that once lost their win to a pruning that was not sound: in draw 1, sending a
+    /// talon card home as soon as it fits (it covered cards the line had to bring down
+    /// again); in draw 3, a King having to fill an emptied pile at once (the talon moves
+    /// that bring the King up had to come first).
+    @Test(arguments: [(UInt64(148), 1), (208, 1), (5552, 3), (5630, 3), (6005, 3)])
+    func dealsThatCaughtUnsoundPruningStayWinnable(seed: UInt64, draw: Int) throws {
+        let game = try Klondike(options: KlondikeOptions(draw: draw, deal: .seed(seed), entropy: 0), time: 0)
+        let solution = KlondikeSolver.solve(game, budget: 200_000)
+        #expect(solution.verdict == .winnable)
+        #expect(Self.replays(solution.moves, from: game))
+    }
+
     @Test func aSmallBudgetAnswersUnknownNeverWrong() throws {
         for draw in [1, 3] {
             for seed in UInt64(0)..<8 {
