@@ -123,6 +123,18 @@ import Testing
         #expect(decided >= 15, "draw \(draw): only \(decided) of 20 seeds decided")
     }
 
+    /// Deals that once lost their win to a pruning that was not sound: in draw 1, sending a
+    /// talon card home as soon as it fits (it covered cards the line had to bring down
+    /// again); in draw 3, a King having to fill an emptied pile at once (the talon moves
+    /// that bring the King up had to come first).
+    @Test(arguments: [(UInt64(148), 1), (208, 1), (5552, 3), (5630, 3), (6005, 3)])
+    func dealsThatCaughtUnsoundPruningStayWinnable(seed: UInt64, draw: Int) throws {
+        let game = try Klondike(options: KlondikeOptions(draw: draw, deal: .seed(seed), entropy: 0), time: 0)
+        let solution = KlondikeSolver.solve(game, budget: 200_000)
+        #expect(solution.verdict == .winnable)
+        #expect(Self.replays(solution.moves, from: game))
+    }
+
     @Test func aSmallBudgetAnswersUnknownNeverWrong() throws {
         for draw in [1, 3] {
             for seed in UInt64(0)..<8 {
@@ -186,5 +198,36 @@ import Testing
         second.expectAccepted(try drag("/tableau/2", "/tableau/1"))
         second.expectAccepted(try drag("/tableau/1/0", "/tableau/0"))
         #expect(first.positionKey == second.positionKey)
+    }
+}
+
+@Suite struct SolverPartsTests {
+    @Test func theTableOfPositionsForgetsWhatItIsTold() {
+        var set = VisitedSet(capacity: 16)
+        var generator = SplitMix64(seed: 7)
+        let keys = (0..<5_000).map { _ in generator.next() | 1 << 63 }
+        for key in keys { #expect(set.visit(key, pending: 0) == .searchAll) }
+        for key in keys { #expect(set.visit(key, pending: 0) == .skip) }
+        // Taking out every other key leaves the rest findable, whatever their clusters.
+        for key in keys.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) { set.remove(key) }
+        #expect(set.count == keys.count / 2)
+        for (i, key) in keys.enumerated() {
+            #expect(set.visit(key, pending: 0) == (i % 2 == 0 ? .searchAll : .skip))
+        }
+    }
+
+    @Test func aPendingSearchCoversOnlyTheSameRestriction() {
+        var set = VisitedSet()
+        let key: UInt64 = 5 | 1 << 63
+        #expect(set.visit(key, pending: 70) == .searchPending)
+        #expect(set.visit(key, pending: 70) == .skip)
+        #expect(set.visit(key, pending: 71) == .searchAll)
+        #expect(set.visit(key, pending: 71) == .skip)
+        #expect(set.visit(key, pending: 0) == .skip)
+    }
+
+    @Test func roundsFollowTheLubySequence() {
+        let units = (0..<15).map { SolverSearch.roundBudget($0) / SolverSearch.restartUnit }
+        #expect(units == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8])
     }
 }

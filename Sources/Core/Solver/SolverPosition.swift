@@ -1,10 +1,3 @@
-/// Two words that name a position up to moves that change nothing (see
-/// `SolverPosition.key`).
-struct SolverKey: Equatable {
-    var low: UInt64
-    var high: UInt64
-}
-
 /// The position the search walks: changed in place by `apply` and restored by `undo`, in
 /// fixed buffers, so a step costs no allocation. Not copyable: it owns its buffers.
 ///
@@ -38,26 +31,30 @@ struct SolverPosition: ~Copyable {
     /// Face-down cards on the tableau.
     var hiddenTotal = 0
 
-    // Parts of the key, kept up to date move by move.
+    // Parts of the key (see `key`), kept up to date move by move.
 
     /// Bit p: pile p has no face-down card and its bottom card is still the non-King that
     /// lay there at the start. With the face-down counts this names every pile's bottom
     /// face-up card: one just above face-down cards never moved, and any other is a King.
     var bottomFlags: UInt64 = 0
-    /// Bit i: the card at position i of the start's talon is still in stock or waste (the
-    /// key's low word).
+    /// Bit i: the card at position i of the start's talon is still in stock or waste.
     var talonMask: UInt64 = 0
     /// The card the last chosen move put on the tableau from the talon (`pendingFromTalon`)
     /// or a foundation (`pendingFromHome`), whose purpose is still to come (card in bits
-    /// 0-5), or 0. It restricts what may follow (see `generateMoves`), so the table of
-    /// searched positions records it (see `VisitedSet.visit`).
+    /// 0-5), or 0. Not part of the key: it restricts what may follow (see
+    /// `generateMoves`), so the table of searched positions keeps it beside the key (see
+    /// `VisitedSet.visit`).
     var pending: UInt64 = 0
     static let pendingFromTalon: UInt64 = 1 << 6
     static let pendingFromHome: UInt64 = 2 << 6
+    /// Or the pile (bits 0-5) the last chosen move emptied, which a King must fill next.
+    static let pendingEmptied: UInt64 = 3 << 6
+    static let pendingKind: UInt64 = 3 << 6
     /// For each card, its position in the start's talon, or `notInTalon`.
     let talonBit: UnsafeMutablePointer<UInt8>
     /// The place value of each pile's digit in `pileCode`.
     let pileWeight: UnsafeMutablePointer<UInt64>
+    let talonShift: UInt64
     let wasteShift: UInt64
 
     init(_ start: SolverStart) {
@@ -105,7 +102,8 @@ struct SolverPosition: ~Copyable {
         }
         talonCount = start.talon.count
         wasteCount = start.wasteCount
-        wasteShift = UInt64(16 + start.pileBits)
+        talonShift = UInt64(16 + start.pileBits)
+        wasteShift = talonShift + UInt64(start.talon.count)
         for p in 0..<Self.pileCount { setTop(p) }
     }
 
@@ -131,21 +129,6 @@ struct SolverPosition: ~Copyable {
     /// May the card go home now: its foundation holds exactly the ranks below it.
     @inline(__always) func fitsHome(_ card: UInt8) -> Bool { home(SolverCard.suit(card)) == SolverCard.rank(card) }
 
-    /// May the card go home now, and is sending it home never a mistake? True when the
-    /// other colour's foundations hold every rank up to two below it and the twin suit's up
-    /// to three below. Then nothing that could still go on it in the tableau is needed
-    /// there: the cards one rank down of the other colour can go home themselves, and so
-    /// can those two down of its colour that would lie on them. Worrying back is allowed
-    /// here, so the plainer rule (other colour up to one below) is not enough; this is
-    /// the rule Solvitaire (Blake & Gent) use for Klondike with worrying back.
-    @inline(__always) func isSafeHome(_ card: UInt8) -> Bool {
-        let rank = SolverCard.rank(card)
-        let suit = SolverCard.suit(card)
-        guard home(suit) == rank else { return false }
-        let (other1, other2) = SolverCard.otherColour(suit: suit)
-        return home(other1) >= rank - 1 && home(other2) >= rank - 1 && home(SolverCard.twin(suit: suit)) >= rank - 2
-    }
-
     var isWon: Bool { cardsLeft == 0 }
 
     static let notInTalon: UInt8 = 255
@@ -158,8 +141,21 @@ struct SolverPosition: ~Copyable {
         return (talonMask & ((1 << UInt64(bit)) &- 1)).nonzeroBitCount
     }
 
-    /// How promising the position looks, for trying moves in a good order.
-    var score: Int { -cardsLeft * 5 - hiddenTotal * 20 }
+    /// What a move does at once, for trying moves in a good order: 4 for each card it turns
+    /// face up, 1 for each card it sends home (-1 for one it takes back down).
+    @inline(__always) func gain(of move: SolverMove) -> Int {
+        switch move.kind {
+        case .tableauToFoundation:
+            let n = count[move.from]
+            return 1 + (n > 1 && hidden[move.from] == n - 1 ? 4 : 0)
+        case .tableauToTableau:
+            let j = move.thenHome ? move.index - 1 : move.index
+            return (move.thenHome ? 1 : 0) + (j > 0 && hidden[move.from] == j ? 4 : 0)
+        case .talonToFoundation: return 1
+        case .talonToTableau: return 0
+        case .foundationToTableau: return -1
+        }
+    }
 
     /// Talon positions a card can be played from after some taps and nothing else, as bits:
     /// the waste's top, then every `draw`-th card of the rest of this pass and of every pass
@@ -195,15 +191,18 @@ struct SolverPosition: ~Copyable {
     ///
     /// The waste's size counts never in draw 1, and in draw 3 not when it is a multiple of
     /// 3 or the whole talon: those all reach what an empty waste does.
-    var key: SolverKey {
+    ///
+    /// One word: the foundations in bits 0-15, then the pile digits, the talon mask, the
+    /// waste's size and, in bit 63, a mark that no key is 0 (`SolverStart` checks it fits).
+    @inline(__always) var key: UInt64 {
         let w = wasteCount
         let wasteKey: UInt64 = draw == 1 || w % draw == 0 || w == talonCount ? 0 : UInt64(w)
-        return SolverKey(low: talonMask, high: homes | pileCode << 16 | wasteKey << wasteShift | 1 << 63)
+        return homes | pileCode << 16 | talonMask << talonShift | wasteKey << wasteShift | 1 << 63
     }
 
     /// Each pile's face-down count and bottom flag as one digit of a mixed-radix number:
     /// the count plus one, or for no face-down card 0 with the flag and 1 without.
-    var pileCode: UInt64 {
+    @inline(__always) var pileCode: UInt64 {
         var code: UInt64 = 0
         for p in 0..<Self.pileCount {
             let down = hidden[p]
@@ -341,7 +340,11 @@ struct SolverPosition: ~Copyable {
             clearTop(a)
             clearTop(b)
             carry(length, from: a, to: b)
-            if j == 0 { bottomFlags &= ~(1 << UInt64(a)) }
+            if j == 0 {
+                bottomFlags &= ~(1 << UInt64(a))
+                // A pile emptied by a whole run (never a King's) waits for a King.
+                pending = Self.pendingEmptied | UInt64(a)
+            }
             info |= uncover(a)
             setTop(a)
             setTop(b)
@@ -403,18 +406,20 @@ struct SolverPosition: ~Copyable {
 }
 
 extension SolverPosition {
-    /// Recomputes every derived field from the piles and talon and compares: for tests of
-    /// `apply` and `undo`, too slow for the search itself.
-    var isConsistent: Bool { consistencyProblem == nil }
-
-    /// What `isConsistent` found wrong, for a test's message.
+    /// Recomputes every derived field from the piles and talon and says what disagrees, or
+    /// nil: for tests of `apply` and `undo`, too slow for the search itself.
     var consistencyProblem: String? {
         var tops = [Int8](repeating: -1, count: 52)
         var left = talonCount
+        var down = 0
         for p in 0..<Self.pileCount {
             let n = count[p]
             guard n >= 0, hidden[p] >= 0, hidden[p] <= max(0, n - 1) else { return "pile \(p) counts" }
             left += n
+            down += hidden[p]
+            var cardsHere: UInt64 = 0
+            for i in 0..<n { cardsHere |= 1 << UInt64(card(p, i)) }
+            if cardsHere != pileMask[p] { return "pile \(p) mask" }
             for i in 0..<n where i > hidden[p] {
                 let below = card(p, i - 1)
                 let c = card(p, i)
@@ -434,6 +439,7 @@ extension SolverPosition {
         for i in 0..<talonCount { mask |= 1 << UInt64(talonBit[Int(talon[i])]) }
         if mask != talonMask { return "talon mask" }
         if left != cardsLeft { return "cards left" }
+        if down != hiddenTotal { return "face-down total" }
         if !(0..<52).allSatisfy({ topPile[$0] == tops[$0] }) { return "top piles" }
         if wasteCount < 0 || wasteCount > talonCount { return "waste count" }
         return nil

@@ -13,6 +13,8 @@ struct SolverSearch: ~Copyable {
     private var frames = FlatStack<SolverFrame>(capacity: 128)
     /// Scratch for `orderMoves`.
     private var ranked = FlatStack<UInt64>(capacity: 64)
+    /// Breaks ties between moves of equal promise after the first round (see `run`).
+    private var ordering: SplitMix64? = nil
     /// Positions expanded: the unit of the budget.
     private(set) var nodes = 0
     /// For tests: before every move, check the position against one rebuilt from its piles
@@ -25,14 +27,54 @@ struct SolverSearch: ~Copyable {
 
     /// Searches until a win, until every reachable position is tried, or until `budget`
     /// positions have been expanded, whichever comes first.
+    ///
+    /// The search restarts from the start now and then, with moves of equal promise in
+    /// another order: on a winnable deal, how long a depth-first search takes depends
+    /// wildly on the order of its first choices, and a fresh order often finds a win at
+    /// once where the first one would have spent millions of positions in a lost branch.
+    /// Restarts cost little: every position already searched to its end stays in the table
+    /// (it is lost, whatever the order), and only those on the line being searched when
+    /// the restart comes, searched in part, are taken out of it.
     mutating func run(budget: Int) -> KlondikeVerdict {
         position.playSafeMoves(path: &path)
         if position.isWon { return .winnable }
-        if position.hasStuckCard { return .unwinnable }
+        if position.someCardCanNeverGoHome { return .unwinnable }
         guard budget > 0 else { return .unknown }
-        _ = visited.visit(position.key, pending: 0)
-        nodes = 1
-        openFrame()
+        let rootPath = path.count
+        var round = 0
+        while true {
+            let limit = min(budget, nodes + Self.roundBudget(round))
+            let verdict = searchRound(limit: limit)
+            guard verdict == .unknown, nodes < budget else { return verdict }
+            abandonRound(rootPath: rootPath)
+            round += 1
+            ordering = SplitMix64(seed: UInt64(round))
+        }
+    }
+
+    /// Positions a round of the search may expand: the Luby sequence (1, 1, 2, 1, 1, 2, 4,
+    /// 1, ...) in units of `restartUnit`, the schedule that is never far from the best
+    /// fixed one when nothing is known about how long searches take.
+    static func roundBudget(_ round: Int) -> Int {
+        var i = round + 1
+        while true {
+            var k = 1
+            while (1 << k) - 1 < i { k += 1 }
+            if (1 << k) - 1 == i { return restartUnit << (k - 1) }
+            i -= (1 << (k - 1)) - 1
+        }
+    }
+
+    static let restartUnit = 4096
+
+    /// Searches from the start until a win, the end, or `limit` positions.
+    private mutating func searchRound(limit: Int) -> KlondikeVerdict {
+        if visited.visit(position.key, pending: 0) != .skip {
+            nodes += 1
+            openFrame()
+        } else {
+            return .unwinnable
+        }
         while true {
             let top = frames.count - 1
             let frame = frames[top]
@@ -64,10 +106,27 @@ struct SolverSearch: ~Copyable {
             case .searchPending:
                 break
             }
-            guard nodes < budget else { return .unknown }
+            guard nodes < limit else {
+                // Filed but not searched: out of the table again.
+                visited.remove(position.key)
+                unwind(to: Int(frame.pathCount))
+                return .unknown
+            }
             nodes += 1
             openFrame()
         }
+    }
+
+    /// Takes the positions of the line being searched, searched only in part, out of the
+    /// table, and goes back to the start.
+    private mutating func abandonRound(rootPath: Int) {
+        while frames.count > 0 {
+            let frame = frames.removeLast()
+            unwind(to: Int(frame.pathCount))
+            visited.remove(position.key)
+        }
+        moves.shrink(to: 0)
+        unwind(to: rootPath)
     }
 
     /// The moves from the start to here, safe moves included, in order.
@@ -92,24 +151,19 @@ struct SolverSearch: ~Copyable {
         frames.append(SolverFrame(start: start, next: start, end: Int32(moves.count), pathCount: Int32(path.count)))
     }
 
-    /// Tries each move, scores the position it leads to, and sorts best first (equal
-    /// scores keep the generator's order).
+    /// Sorts the moves best first (equal ones keep the generator's order), by what each
+    /// does at once: a card turned face up counts four times a card sent home.
     private mutating func orderMoves(from start: Int) {
         let end = moves.count
         guard end - start > 1 else { return }
-        let base = path.count
         ranked.shrink(to: 0)
         for i in start..<end {
             let move = SolverMove(raw: moves[i])
-            path.append(position.apply(move))
-            if move.thenHome {
-                path.append(position.apply(SolverMove(.tableauToFoundation, from: move.from, card: position.topCard(move.from))))
-            }
-            // Score above, the move's place reversed below: one descending sort of these
+            // Gain above, the move's place reversed below: one descending sort of these
             // numbers is the order wanted.
-            let score = UInt64(truncatingIfNeeded: position.score + (1 << 20))
-            ranked.append(score << 40 | UInt64(0xFF - (i - start)) << 32 | UInt64(move.raw))
-            unwind(to: base)
+            let gain = UInt64(truncatingIfNeeded: position.gain(of: move) + 128)
+            let tie = ordering?.next() ?? UInt64(0xFF - (i - start))
+            ranked.append(gain << 40 | (tie & 0xFF) << 32 | UInt64(move.raw))
         }
         for i in 1..<ranked.count {
             let item = ranked[i]

@@ -4,8 +4,9 @@
 /// Every position play can reach from a deal qualifies. Test pictures can draw tables no
 /// deal reaches; the solver declines those (its verdict is `unknown`) rather than guess:
 /// a tableau pile whose face-up cards are not one run down in alternating colours, a
-/// foundation that is not one suit from the Ace up, or piles with more face-down cards
-/// than the position key has room for (deals have at most 6 in a pile).
+/// foundation that is not one suit from the Ace up, or more face-down cards and talon
+/// cards than the position key has room for (a deal has at most 6 face-down cards in a
+/// pile and 24 in stock and waste).
 struct SolverStart {
     var draw: Int
     /// The seven tableau piles, bottom first.
@@ -20,8 +21,8 @@ struct SolverStart {
     /// Cards home per suit (0 to 13).
     var homes: [Int]
 
-    /// Bits of the position key's high word left for the piles and the waste, after the
-    /// foundations (16) and the word's marker bit. (The talon has the low word.)
+    /// Bits of the position key left for the piles, the talon and the waste, after the
+    /// foundations (16) and the key's mark bit. A deal needs 16 + 24 + 5.
     static let spareKeyBits = 47
 
     init?(_ game: Klondike) {
@@ -54,7 +55,7 @@ struct SolverStart {
         let waste = table.piles[KlondikeTable.waste]
         talon = (waste + table.piles[KlondikeTable.stock].reversed()).map(SolverCard.code)
         wasteCount = waste.count
-        guard pileBits + wasteBits <= Self.spareKeyBits else { return nil }
+        guard pileBits + talon.count + wasteBits <= Self.spareKeyBits else { return nil }
     }
 
     /// Bits that number every combination of pile digits (see `SolverPosition.pileCode`):
