@@ -87,14 +87,27 @@ public struct Plane: Sendable, Equatable {
             )
         }
 
-        /// `/rectangles/ID/FIELD`, built in one reserved allocation.
+        /// `/rectangles/ID/FIELD` in one allocation; `+` on Strings costs many times more.
         static func path(_ id: RectangleID, _ field: StaticString) -> String {
-            var path = "/rectangles/"
-            path.reserveCapacity(12 + id.rawValue.utf8.count + 1 + field.utf8CodeUnitCount)
-            path.append(id.rawValue)
-            path.append("/")
-            path.append(field.description)
-            return path
+            let prefix: StaticString = "/rectangles/"
+            var raw = id.rawValue
+            return raw.withUTF8 { idBytes in
+                String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + idBytes.count + 1 + field.utf8CodeUnitCount) {
+                    var at = 0
+                    func copy(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+                        for byte in bytes {
+                            buffer[at] = byte
+                            at += 1
+                        }
+                    }
+                    copy(UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), into: $0)
+                    copy(idBytes, into: $0)
+                    $0[at] = UInt8(ascii: "/")
+                    at += 1
+                    copy(UnsafeBufferPointer(start: field.utf8Start, count: field.utf8CodeUnitCount), into: $0)
+                    return at
+                }
+            }
         }
     }
 

@@ -137,12 +137,16 @@ struct RectangleFactory {
     func makeID(using rng: inout some RandomNumberGenerator) -> RectangleID {
         // 36^9 < 2^47: one draw gives all nine characters.
         var n = rng.next() % 101_559_956_668_416
-        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 11)
-        for i in [10, 9, 8, 6, 5, 4, 2, 1, 0] {
-            bytes[i] = RectangleID.alphabet[Int(n % 36)]
-            n /= 36
+        let text = String(unsafeUninitializedCapacity: 11) { buffer in
+            for i in [10, 9, 8, 6, 5, 4, 2, 1, 0] {
+                buffer[i] = RectangleID.alphabet[Int(n % 36)]
+                n /= 36
+            }
+            buffer[3] = UInt8(ascii: "-")
+            buffer[7] = UInt8(ascii: "-")
+            return 11
         }
-        return RectangleID(unchecked: String(decoding: bytes, as: UTF8.self))
+        return RectangleID(unchecked: text)
     }
 
     /// A fresh id, re-rolled until it is not one of `taken`.
