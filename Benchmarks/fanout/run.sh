@@ -34,7 +34,8 @@
 # non-zero on a failure.
 # Environment: BOARDCAST_SERVER=path skips the release build and runs that binary;
 # FANOUT_PERF=1 profiles the Boardcast server with `perf record -g` during each run
-# (implies --keep; the top symbols land in WORK/perf-boardcast-NAME.txt).
+# (implies --keep; the top symbols land in WORK/perf-boardcast-NAME.txt); FANOUT_TRACE=1
+# writes S6's every move (send time, ack latency) to WORK/trace-SERVER-S6.txt (implies --keep).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +55,7 @@ for a in "$@"; do
     esac
 done
 [ -n "${FANOUT_PERF:-}" ] && KEEP=1
+[ -n "${FANOUT_TRACE:-}" ] && KEEP=1
 if [ "$SMALL" = 1 ]; then
     SCENARIOS=(S1 S5 S6)
 elif [ ${#SCENARIOS[@]} -eq 0 ]; then
@@ -285,8 +287,10 @@ for kind in "${kinds[@]}"; do
         fanload_run "S5-${S5_SIZES[1]}" $kind sqlite --idle "${S5_SIZES[1]}" --name S5b --settle-ms 500
     fi
     if has S6 && [ $kind != lws-floor ]; then
+        trace=()
+        [ -n "${FANOUT_TRACE:-}" ] && trace=(--trace "$WORK/trace-$kind-S6.txt")
         fanload_run S6 $kind sqlite --crowd "$S6_CROWD" --move-rate "$S6_MOVE_RATE" --tail-ms "$S6_TAIL_MS" \
-            --inflight "$S6_INFLIGHT" --settle-ms 300
+            --inflight "$S6_INFLIGHT" --settle-ms 300 "${trace[@]}"
     fi
 done
 
