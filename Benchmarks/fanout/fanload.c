@@ -15,8 +15,15 @@
  *
  * Modes:
  *   fanout: --games G --spectators N --phase NAME:paced:MOVES:RATE | NAME:burst:MOVES:WINDOW ...
- *   idle:   --idle N      (N plain /ws connections; server memory per connection)
- * Each finished phase prints one line starting with "RESULT " (key=value pairs).
+ *   idle:   --idle N [--name S3]   (N plain /ws connections: server memory per connection and
+ *           the server CPU time it took to accept them, handshakes included)
+ *   crowd:  --crowd N [--move-rate 50] [--tail-ms 1000]   (one game is created, then N
+ *           spectators of it, /ws?watch=GAME, arrive as fast as --inflight allows, while a
+ *           player of ANOTHER game, on its own thread and socket, makes a move every
+ *           1/rate s from the crowd's first connect until --tail-ms after the last one joined;
+ *           its ack latency, send to ack, is what is measured; every move must be acked)
+ * Each finished phase prints one line starting with "RESULT " (key=value pairs);
+ * --storage NAME only labels them (storage=NAME), for the runner's table.
  * Exit status: 0 clean, 1 loss/reordering/errors seen, 2 run failure, 3 hard time limit.
  */
 #define _GNU_SOURCE
@@ -25,7 +32,10 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,7 +92,12 @@ typedef struct {
 static int opt_port = 0;
 static const char *opt_host = "127.0.0.1";
 static int opt_pid = 0;
-static int opt_games = 1, opt_spectators = 0, opt_idle = 0;
+static int opt_games = 1, opt_spectators = 0, opt_idle = 0, opt_crowd = 0;
+static double opt_move_rate = 50;
+static int opt_tail_ms = 1000;
+static const char *opt_name = "S3";
+static const char *opt_storage = "-";
+static const char *opt_trace = NULL;
 static int opt_timeout = 300;
 static int opt_settle_ms = 1500;
 static int opt_inflight = 200;
@@ -101,6 +116,8 @@ static uint8_t *gbuf;
 static struct sockaddr_in server_addr;
 static int *open_order;           /* players first (their games need ids before anyone can watch) */
 static int next_to_open = 0;      /* position in open_order; bounded in flight */
+static int open_limit = 1 << 30;  /* positions of open_order that may be opened so far */
+static int64_t last_open_ns = 0, last_joined_ns = 0;
 static int inflight = 0, open_count = 0, joined_count = 0;
 static int64_t last_frame_ns = 0;
 static uint32_t rng_state = 0x9e3779b9u;
@@ -146,20 +163,21 @@ static uint32_t rng(void) {
 }
 
 /* ---- server process figures from /proc ---- */
+/* utime+stime of the server in clock ticks, or -1 when unknown. */
 static int64_t proc_cpu_ticks(void) {
-    if (!opt_pid) return 0;
+    if (!opt_pid) return -1;
     char path[64], buf[2048];
     snprintf(path, sizeof path, "/proc/%d/stat", opt_pid);
     FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    if (!f) return -1;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
     char *p = strrchr(buf, ')');   /* the command name may hold spaces */
-    if (!p) return 0;
+    if (!p) return -1;
     unsigned long long ut = 0, st = 0;
     /* after ")": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return 0;
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return -1;
     return (int64_t)(ut + st);
 }
 
@@ -317,7 +335,7 @@ static void start_connect(int i) {
 }
 
 static void pump_connects(void) {
-    while (inflight < opt_inflight && next_to_open < nconns) {
+    while (inflight < opt_inflight && next_to_open < nconns && next_to_open < open_limit) {
         /* a spectator can only be opened once its game has an id */
         int i = open_order[next_to_open];
         Conn *c = &conns[i];
@@ -485,7 +503,7 @@ static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
     } else if (span_is(m.type, "joined")) {
         if (!c->joined) {
             c->joined = 1;
-            if (c->role == R_SPECTATOR) joined_count++;
+            if (c->role == R_SPECTATOR) { joined_count++; last_joined_ns = t; }
             if (m.has_seq) c->last_seq = m.seq;
         }
         if (record_fp && ci == games[0].player + 1) record_frame("joined", p, n);
@@ -578,6 +596,7 @@ static void on_readable(Conn *c) {
         c->state = C_OPEN;
         inflight--;
         open_count++;
+        last_open_ns = t;
         if (c->role == R_PLAYER) {
             char msg[160];
             snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1},\"id\":\"c\"}", opt_kind);
@@ -760,15 +779,15 @@ static void run_phase(Phase *ph) {
     double span = last_delivery_ns > first_send_ns ? (last_delivery_ns - first_send_ns) / 1e9 : secs;
     qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
     long hz = sysconf(_SC_CLK_TCK);
-    double server_cpu = opt_pid && cpu0 && cpu1 ? 100.0 * (double)(cpu1 - cpu0) / (double)hz / secs : 0;
+    double server_cpu = cpu0 >= 0 && cpu1 >= 0 ? 100.0 * (double)(cpu1 - cpu0) / (double)hz / secs : 0;
     double gen_cpu = 100.0 * (self1 - self0) / secs;
     double other_cpu = 100.0 * (double)(busy1 - busy0) / (double)hz / secs - server_cpu - gen_cpu;
     int ok = !timed_out && !gaps && !reorders && !missing && !errors && !bad_acks && !closes && !unacked;
-    printf("RESULT phase=%s server=%s games=%d spectators=%d moves=%d mode=%s%s%g "
+    printf("RESULT phase=%s server=%s storage=%s games=%d spectators=%d moves=%d mode=%s%s%g "
            "deliveries=%llu seconds=%.3f span=%.3f dps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
            "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu unacked=%llu timed_out=%d "
            "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f ok=%d\n",
-           ph->name, opt_label, opt_games, opt_spectators, ph->moves, ph->burst ? "burst" : "paced",
+           ph->name, opt_label, opt_storage, opt_games, opt_spectators, ph->moves, ph->burst ? "burst" : "paced",
            ph->burst ? ":window=" : ":rate=", ph->burst ? (double)ph->window : ph->rate,
            (unsigned long long)deliveries, secs, span, span > 0 ? deliveries / span : 0,
            pct_ms(0.50), pct_ms(0.99), lat_n ? lat_us[lat_n - 1] / 1000.0 : 0,
@@ -780,13 +799,366 @@ static void run_phase(Phase *ph) {
     if (spect_open < opt_games * opt_spectators) fprintf(stderr, "fanload: %d spectators still open of %d\n", spect_open, opt_games * opt_spectators);
 }
 
+/* ---- crowd: a crowd arrives while a player of another game moves ---- */
+/* The mover has its own thread and its own blocking socket, so its acks are read at once,
+   not behind thousands of crowd events in the main loop's epoll batches. It shares nothing
+   with the main loop but the atomics below and its own figures (read after the join). */
+typedef struct {
+    int fd;
+    uint8_t buf[1 << 16]; size_t len;
+    uint8_t msg[1 << 16]; size_t mlen;   /* a fragmented message being assembled */
+    uint32_t rng;
+    atomic_int ready, go, stop, done, failed;
+    int64_t go_ns;
+    int created;
+    int64_t base_seq, last_seq;
+    int sent, acked;
+    int warm;                            /* moves made before the crowd, not measured */
+    uint64_t errors, bad_acks, gaps, reorders, closes;
+    int64_t *send_ns; int cap;           /* send time of move k, 1-based */
+    int64_t *ack_ns;                     /* its ack's arrival, 0 until then */
+    char why[200];
+} Mover;
+
+static Mover mover;
+
+static void mover_fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(mover.why, sizeof mover.why, fmt, ap);
+    va_end(ap);
+    atomic_store(&mover.failed, 1);
+    atomic_store(&mover.done, 1);
+}
+
+static int mover_send_all(const void *p, size_t n) {
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t w = send(mover.fd, b, n, MSG_NOSIGNAL);
+        if (w < 0) { if (errno == EINTR) continue; return -1; }
+        b += w; n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int mover_frame(int opcode, const void *payload, size_t n) {
+    uint8_t f[1024];
+    if (n > sizeof f - 14) return -1;
+    size_t h = 0;
+    f[h++] = (uint8_t)(0x80 | opcode);
+    if (n < 126) f[h++] = (uint8_t)(0x80 | n);
+    else { f[h++] = 0x80 | 126; f[h++] = (uint8_t)(n >> 8); f[h++] = (uint8_t)n; }
+    mover.rng ^= mover.rng << 13; mover.rng ^= mover.rng >> 17; mover.rng ^= mover.rng << 5;
+    uint8_t mask[4] = { (uint8_t)mover.rng, (uint8_t)(mover.rng >> 8), (uint8_t)(mover.rng >> 16), (uint8_t)(mover.rng >> 24) };
+    memcpy(f + h, mask, 4); h += 4;
+    const uint8_t *p = payload;
+    for (size_t i = 0; i < n; i++) f[h + i] = p[i] ^ mask[i & 3];
+    return mover_send_all(f, h + n);
+}
+
+static void mover_message(const char *p, size_t n, int64_t t) {
+    Top m;
+    if (!scan_top(p, n, &m) || !m.type.n) { mover.errors++; return; }
+    if (span_is(m.type, "ack") && m.id.n && m.id.p[0] == 'c') {
+        mover.created = 1;
+        mover.base_seq = m.has_seq ? m.seq : 0;
+        if (mover.last_seq < 0) mover.last_seq = mover.base_seq;
+    } else if (span_is(m.type, "ack") && m.id.n > 1 && m.id.p[0] == 'm') {
+        int k = atoi(m.id.p + 1);
+        if (k < 1 || k > mover.sent || mover.ack_ns[k]) { mover.bad_acks++; return; }
+        mover.ack_ns[k] = t;
+        mover.acked++;
+        if (!m.has_seq || m.seq != mover.base_seq + k) mover.bad_acks++;
+    } else if (span_is(m.type, "diff")) {
+        if (!m.has_seq) { mover.errors++; return; }
+        if (mover.last_seq >= 0 && m.seq != mover.last_seq + 1) {
+            if (m.seq <= mover.last_seq) mover.reorders++;
+            else mover.gaps += (uint64_t)(m.seq - mover.last_seq - 1);
+        }
+        if (m.seq > mover.last_seq) mover.last_seq = m.seq;
+    } else if (span_is(m.type, "joined") || span_is(m.type, "snapshot")) {
+        if (m.has_seq) mover.last_seq = m.seq;
+    } else if (span_is(m.type, "error")) {
+        mover.errors++;
+        fprintf(stderr, "fanload: mover: error: %.*s\n", (int)(n > 300 ? 300 : n), p);
+    }
+}
+
+/* Reads what is there (waiting at most timeout_ms) and handles every complete frame. */
+static int mover_read(int timeout_ms) {
+    struct pollfd pf = { .fd = mover.fd, .events = POLLIN };
+    int k = poll(&pf, 1, timeout_ms);
+    if (k < 0 && errno != EINTR) return -1;
+    if (k <= 0) return 0;
+    ssize_t r = recv(mover.fd, mover.buf + mover.len, sizeof mover.buf - mover.len, 0);
+    if (r == 0) { mover.closes++; return -1; }
+    if (r < 0) return errno == EINTR || errno == EAGAIN ? 0 : -1;
+    int64_t t = now_ns();
+    mover.len += (size_t)r;
+    size_t off = 0;
+    while (mover.len - off >= 2) {
+        uint8_t *f = mover.buf + off;
+        int fin = f[0] & 0x80, op = f[0] & 0x0f;
+        uint64_t len = f[1] & 0x7f;
+        size_t h = 2;
+        if (f[1] & 0x80) return -1;   /* a masked server frame */
+        if (len == 126) { if (mover.len - off < 4) break; len = ((uint64_t)f[2] << 8) | f[3]; h = 4; }
+        else if (len == 127) {
+            if (mover.len - off < 10) break;
+            len = 0;
+            for (int i = 0; i < 8; i++) len = (len << 8) | f[2 + i];
+            h = 10;
+        }
+        if (h + len > sizeof mover.buf) return -1;   /* the mover only expects small frames */
+        if (mover.len - off < h + len) break;
+        uint8_t *pl = f + h;
+        if (op == 0x1 || op == 0x2 || op == 0x0) {
+            if (op != 0x0 && fin && mover.mlen == 0) mover_message((const char *)pl, len, t);
+            else {
+                if (op != 0x0) mover.mlen = 0;
+                if (mover.mlen + len > sizeof mover.msg) return -1;
+                memcpy(mover.msg + mover.mlen, pl, len); mover.mlen += len;
+                if (fin) { mover_message((const char *)mover.msg, mover.mlen, t); mover.mlen = 0; }
+            }
+        } else if (op == 0x9) {
+            if (mover_frame(0xA, pl, len) < 0) return -1;
+        } else if (op == 0x8) {
+            mover.closes++;
+            return -1;
+        }
+        off += h + len;
+    }
+    memmove(mover.buf, mover.buf + off, mover.len - off);
+    mover.len -= off;
+    return 0;
+}
+
+static void mover_send_move(void) {
+    int k = mover.sent + 1;
+    if (k >= mover.cap) { mover_fail("more moves than planned"); return; }
+    char msg[128];
+    if (!strcmp(opt_kind, "plane"))
+        snprintf(msg, sizeof msg, "{\"type\":\"tap\",\"x\":%d,\"y\":%d,\"id\":\"m%d\"}", 1 + (k % 2), 1, k);
+    else
+        snprintf(msg, sizeof msg, "{\"type\":\"tap\",\"target\":\"/stock\",\"id\":\"m%d\"}", k);
+    mover.send_ns[k] = now_ns();
+    mover.sent = k;
+    if (mover_frame(1, msg, strlen(msg)) < 0) mover_fail("send: %s", strerror(errno));
+}
+
+static void *mover_main(void *arg) {
+    (void)arg;
+    mover.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (mover.fd < 0) { mover_fail("socket: %s", strerror(errno)); return NULL; }
+    int one = 1;
+    setsockopt(mover.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(mover.fd, (struct sockaddr *)&server_addr, sizeof server_addr) < 0) { mover_fail("connect: %s", strerror(errno)); return NULL; }
+    char req[512];
+    int n = snprintf(req, sizeof req,
+        "GET /ws HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", opt_host, opt_port);
+    if (mover_send_all(req, (size_t)n) < 0) { mover_fail("send: %s", strerror(errno)); return NULL; }
+    int64_t deadline = now_ns() + 30000000000LL;
+    for (;;) {
+        if (now_ns() > deadline) { mover_fail("no handshake reply in 30 s"); return NULL; }
+        struct pollfd pf = { .fd = mover.fd, .events = POLLIN };
+        if (poll(&pf, 1, 100) <= 0) continue;
+        ssize_t r = recv(mover.fd, mover.buf + mover.len, sizeof mover.buf - mover.len, 0);
+        if (r <= 0) { mover_fail("handshake: connection closed"); return NULL; }
+        mover.len += (size_t)r;
+        uint8_t *end = memmem(mover.buf, mover.len, "\r\n\r\n", 4);
+        if (!end) continue;
+        if (mover.len < 12 || memcmp(mover.buf + 9, "101", 3) || !memmem(mover.buf, (size_t)(end - mover.buf), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", 28)) {
+            mover_fail("handshake refused"); return NULL;
+        }
+        size_t off = (size_t)(end - mover.buf) + 4;
+        memmove(mover.buf, mover.buf + off, mover.len - off);
+        mover.len -= off;
+        break;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1},\"id\":\"c\"}", opt_kind);
+    if (mover_frame(1, msg, strlen(msg)) < 0) { mover_fail("send: %s", strerror(errno)); return NULL; }
+    while (!mover.created) {
+        if (now_ns() > deadline) { mover_fail("no ack to create in 30 s"); return NULL; }
+        if (mover_read(100) < 0) { mover_fail("connection lost while creating its game"); return NULL; }
+        if (mover.errors) { mover_fail("error reply to create"); return NULL; }
+    }
+    /* a few moves first, ack-gated: the game's first commits (and anything else a first move
+       costs) are not what S6 measures */
+    for (int w = 0; w < 5; w++) {
+        mover_send_move();
+        while (mover.acked < mover.sent) {
+            if (now_ns() > deadline) { mover_fail("no ack to a warm-up move in 30 s"); return NULL; }
+            if (mover_read(100) < 0) { mover_fail("connection lost while warming up"); return NULL; }
+        }
+        if (mover.errors || mover.bad_acks) { mover_fail("error reply to a warm-up move"); return NULL; }
+    }
+    mover.warm = mover.sent;
+    atomic_store(&mover.ready, 1);
+    while (!atomic_load(&mover.go))
+        if (mover_read(5) < 0) { mover_fail("connection lost before moving"); return NULL; }
+    /* move k is due at go + (k-1)/rate; a late move goes at once, the next keeps its own time */
+    int64_t period = (int64_t)(1e9 / opt_move_rate);
+    while (!atomic_load(&mover.stop)) {
+        int64_t t = now_ns(), due = mover.go_ns + (int64_t)(mover.sent - mover.warm) * period;
+        if (t >= due) {
+            mover_send_move();
+            if (atomic_load(&mover.failed)) return NULL;
+            continue;
+        }
+        int ms = (int)((due - t) / 1000000);
+        if (mover_read(ms > 5 ? 5 : ms) < 0) { mover_fail("connection lost while moving"); return NULL; }
+    }
+    /* every move must be answered */
+    deadline = now_ns() + 15000000000LL;
+    while (mover.acked < mover.sent && now_ns() < deadline)
+        if (mover_read(20) < 0) { mover_fail("connection lost while waiting for acks"); return NULL; }
+    atomic_store(&mover.done, 1);
+    return NULL;
+}
+
+static int mover_ready(void) {
+    if (atomic_load(&mover.failed)) die("mover: %s", mover.why);
+    return atomic_load(&mover.ready);
+}
+static int mover_done(void) { return atomic_load(&mover.done); }
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct_of(const int64_t *v, size_t n, double q) {
+    if (!n) return 0;
+    return v[(size_t)(q * (double)(n - 1) + 0.5)] / 1e6;
+}
+
+static int run_crowd(void) {
+    /* conns[0]: the crowd game's creator; conns[1..N]: its spectators */
+    opt_games = 1;
+    opt_spectators = opt_crowd;
+    games[0].player = 0;
+    games[0].send_ns = calloc(2, sizeof(int64_t));
+    conns[0].role = R_PLAYER;
+    for (int i = 0; i < nconns; i++) {
+        if (i) conns[i].role = R_SPECTATOR;
+        conns[i].game = 0;
+        open_order[i] = i;
+    }
+    open_limit = 1;
+    int64_t t_setup = now_ns();
+    pump_connects();
+    run_until(games_created, 60, "creating the crowd's game");
+
+    double max_seconds = 240;
+    mover.cap = (int)(opt_move_rate * max_seconds) + 16;
+    mover.send_ns = calloc((size_t)mover.cap, sizeof(int64_t));
+    mover.ack_ns = calloc((size_t)mover.cap, sizeof(int64_t));
+    if (!mover.send_ns || !mover.ack_ns) die("out of memory");
+    mover.last_seq = -1;
+    mover.rng = 0x2545f491u ^ (uint32_t)getpid();
+    pthread_t th;
+    if (pthread_create(&th, NULL, mover_main, NULL)) die("pthread_create failed");
+    run_until(mover_ready, 40, "creating the mover's game");
+    settle(10);
+    fprintf(stderr, "fanload: %s: both games created, settled at %.2f s; the crowd of %d arrives now\n",
+            opt_label, (now_ns() - t_setup) / 1e9, opt_crowd);
+
+    long hz = sysconf(_SC_CLK_TCK);
+    int64_t cpu0 = proc_cpu_ticks(), busy0 = machine_busy_ticks();
+    double self0 = self_cpu_s();
+    int64_t t0 = now_ns();
+    mover.go_ns = t0;
+    atomic_store(&mover.go, 1);
+    open_limit = nconns;
+    pump_connects();
+    int64_t deadline = t0 + (int64_t)(max_seconds - 30) * 1000000000LL;
+    while (!(all_open() && joined_count == opt_crowd)) {
+        if (now_ns() > deadline || atomic_load(&mover.failed)) break;
+        pump_connects();
+        poll_once(50);
+    }
+    int crowd_ok = all_open() && joined_count == opt_crowd;
+    int64_t t_joined = now_ns();
+    int64_t cpu_mid = proc_cpu_ticks(), busy_mid = machine_busy_ticks();
+    double self_mid = self_cpu_s();
+    while (now_ns() < t_joined + (int64_t)opt_tail_ms * 1000000 && !atomic_load(&mover.failed)) poll_once(20);
+    atomic_store(&mover.stop, 1);
+    int64_t t_stop = now_ns();
+    while (!mover_done() && now_ns() < t_stop + 20000000000LL) poll_once(20);
+    int64_t t1 = now_ns();
+    int64_t cpu1 = proc_cpu_ticks(), busy1 = machine_busy_ticks();
+    double self1 = self_cpu_s();
+    if (!mover_done()) die("mover did not finish");
+    pthread_join(th, NULL);
+    if (atomic_load(&mover.failed)) fprintf(stderr, "fanload: mover: %s\n", mover.why);
+
+    /* latencies: moves sent while the crowd arrived, and all moves (the tail included) */
+    int64_t *arr = malloc(sizeof(int64_t) * (size_t)(mover.sent + 1));
+    int64_t *all = malloc(sizeof(int64_t) * (size_t)(mover.sent + 1));
+    size_t na = 0, nall = 0;
+    for (int k = mover.warm + 1; k <= mover.sent; k++) {
+        if (!mover.ack_ns[k]) continue;
+        int64_t d = mover.ack_ns[k] - mover.send_ns[k];
+        all[nall++] = d;
+        if (mover.send_ns[k] < t_joined) arr[na++] = d;
+    }
+    if (opt_trace) {   /* one line per move: ms after the crowd's first connect, ack latency ms */
+        FILE *tf = fopen(opt_trace, "w");
+        if (!tf) die("cannot write %s", opt_trace);
+        fprintf(tf, "# move sent_ms latency_ms (crowd joined at %.1f ms, last handshake at %.1f ms)\n",
+                (t_joined - t0) / 1e6, last_open_ns > t0 ? (last_open_ns - t0) / 1e6 : 0);
+        for (int k = mover.warm + 1; k <= mover.sent; k++)
+            fprintf(tf, "%d %.1f %.3f\n", k - mover.warm, (mover.send_ns[k] - t0) / 1e6,
+                    mover.ack_ns[k] ? (mover.ack_ns[k] - mover.send_ns[k]) / 1e6 : -1.0);
+        fclose(tf);
+    }
+    qsort(arr, na, sizeof *arr, cmp_i64);
+    qsort(all, nall, sizeof *all, cmp_i64);
+    int during = 0;
+    for (int k = mover.warm + 1; k <= mover.sent; k++) if (mover.send_ns[k] < t_joined) during++;
+    double crowd_s = (t_joined - t0) / 1e9, secs = (t1 - t0) / 1e9;
+    double open_s = last_open_ns > t0 ? (last_open_ns - t0) / 1e9 : 0;
+    int known = cpu0 >= 0 && cpu1 >= 0 && cpu_mid >= 0;
+    double server_cpu_s = known ? (double)(cpu1 - cpu0) / (double)hz : 0;
+    double arrival_cpu_s = known ? (double)(cpu_mid - cpu0) / (double)hz : 0;
+    /* noise while the crowd arrived */
+    double gen_cpu = crowd_s > 0 ? 100.0 * (self_mid - self0) / crowd_s : 0;
+    double other_cpu = crowd_s > 0 ? 100.0 * (double)(busy_mid - busy0) / (double)hz / crowd_s - 100.0 * arrival_cpu_s / crowd_s - gen_cpu : 0;
+    (void)busy1; (void)self1;
+    uint64_t unacked = (uint64_t)(mover.sent - mover.acked);
+    uint64_t errs = mover.errors + total_errors;
+    int ok = crowd_ok && !atomic_load(&mover.failed) && !unacked && !mover.bad_acks && !mover.gaps
+             && !mover.reorders && !mover.closes && !errs && !total_closes && !total_gaps && !total_reorders;
+    printf("RESULT phase=S6 server=%s storage=%s crowd=%d joined=%d open_seconds=%.2f crowd_seconds=%.2f "
+           "move_rate=%g moves=%d moves_during_arrival=%d acked=%d unacked=%llu "
+           "p50_ms=%.3f p99_ms=%.3f max_ms=%.3f all_p50_ms=%.3f all_p99_ms=%.3f all_max_ms=%.3f "
+           "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu seconds=%.2f "
+           "server_cpu_s=%.2f server_cpu_pct=%.1f arrival_server_cpu_pct=%.1f server_rss_kb=%ld "
+           "gen_cpu_pct=%.1f other_cpu_pct=%.1f ok=%d\n",
+           opt_label, opt_storage, opt_crowd, joined_count, open_s, crowd_s,
+           opt_move_rate, mover.sent - mover.warm, during, mover.acked - mover.warm, (unsigned long long)unacked,
+           pct_of(arr, na, 0.50), pct_of(arr, na, 0.99), na ? arr[na - 1] / 1e6 : 0,
+           pct_of(all, nall, 0.50), pct_of(all, nall, 0.99), nall ? all[nall - 1] / 1e6 : 0,
+           (unsigned long long)(mover.gaps + total_gaps), (unsigned long long)(mover.reorders + total_reorders),
+           (unsigned long long)errs, (unsigned long long)mover.bad_acks,
+           (unsigned long long)(mover.closes + total_closes), secs,
+           server_cpu_s, secs > 0 ? 100.0 * server_cpu_s / secs : 0, crowd_s > 0 ? 100.0 * arrival_cpu_s / crowd_s : 0,
+           proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu, ok);
+    fflush(stdout);
+    if (!crowd_ok) fprintf(stderr, "fanload: the crowd did not fully join: %d of %d joined, %d open\n", joined_count, opt_crowd, open_count - 1);
+    return ok ? 0 : 1;
+}
+
 /* ---- main ---- */
 static void usage(void) {
     fprintf(stderr,
         "usage: fanload --port P [--pid SERVER_PID] [--label NAME] [--timeout SEC]\n"
         "         (--games G --spectators N --phase NAME:paced:MOVES:RATE|NAME:burst:MOVES:WINDOW ... [--record FILE]\n"
-        "          | --idle N)\n"
-        "       [--kind klondike|plane] [--settle-ms MS] [--inflight K]\n");
+        "          | --idle N [--name PHASE]\n"
+        "          | --crowd N [--move-rate PER_S] [--tail-ms MS] [--trace FILE])\n"
+        "       [--kind klondike|plane] [--settle-ms MS] [--inflight K] [--storage LABEL]\n");
     exit(2);
 }
 
@@ -814,6 +1186,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--games")) opt_games = atoi(v);
         else if (!strcmp(a, "--spectators")) opt_spectators = atoi(v);
         else if (!strcmp(a, "--idle")) opt_idle = atoi(v);
+        else if (!strcmp(a, "--crowd")) opt_crowd = atoi(v);
+        else if (!strcmp(a, "--move-rate")) opt_move_rate = atof(v);
+        else if (!strcmp(a, "--tail-ms")) opt_tail_ms = atoi(v);
+        else if (!strcmp(a, "--name")) opt_name = v;
+        else if (!strcmp(a, "--storage")) opt_storage = v;
+        else if (!strcmp(a, "--trace")) opt_trace = v;
         else if (!strcmp(a, "--phase")) parse_phase(v);
         else if (!strcmp(a, "--record")) opt_record = v;
         else if (!strcmp(a, "--timeout")) opt_timeout = atoi(v);
@@ -838,14 +1216,18 @@ int main(int argc, char **argv) {
     if ((ntohl(server_addr.sin_addr.s_addr) >> 24) != 127) die("refusing to load anything but loopback (127.0.0.0/8)");
 
     if (opt_idle) nconns = opt_idle;
-    else {
+    else if (opt_crowd) {
+        if (opt_move_rate <= 0 || opt_move_rate > 90) die("--move-rate must be in (0, 90]: the server allows 100 frames/s");
+        if (opt_tail_ms < 0 || opt_tail_ms > 60000) die("--tail-ms must be 0..60000");
+        nconns = 1 + opt_crowd;
+    } else {
         if (opt_games < 1 || opt_spectators < 0 || !nphases) usage();
         nconns = opt_games * (1 + opt_spectators);
     }
     if (nconns < 1 || nconns > MAX_CONNS) die("connection count %d outside 1..%d", nconns, MAX_CONNS);
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_cur < (rlim_t)nconns + 64) {
+    if (rl.rlim_cur < (rlim_t)nconns + 64) {   /* raise the soft limit to the hard one */
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
         getrlimit(RLIMIT_NOFILE, &rl);
@@ -864,20 +1246,37 @@ int main(int argc, char **argv) {
     if (opt_idle) {
         for (int i = 0; i < nconns; i++) { conns[i].role = R_IDLE; open_order[i] = i; }
         long before = proc_rss_kb();
+        long hz = sysconf(_SC_CLK_TCK);
+        int64_t cpu0 = proc_cpu_ticks(), busy0 = machine_busy_ticks();
+        double self0 = self_cpu_s();
         int64_t t0 = now_ns();
         pump_connects();
         run_until(all_open, 120, "opening idle connections");
-        double open_s = (now_ns() - t0) / 1e9;
-        settle(10);
+        int64_t t1 = now_ns();
+        int64_t cpu_open = proc_cpu_ticks(), busy1 = machine_busy_ticks();
+        double self1 = self_cpu_s();
+        double open_s = (t1 - t0) / 1e9;
+        settle(10);   /* whatever the server does after the last handshake counts too */
+        int64_t cpu1 = proc_cpu_ticks();
         long after = proc_rss_kb();
         int alive = open_count;
-        printf("RESULT phase=S3 server=%s conns=%d open=%d open_seconds=%.2f rss_before_kb=%ld rss_after_kb=%ld "
-               "bytes_per_conn=%.0f closes=%llu ok=%d\n",
-               opt_label, nconns, alive, open_s, before, after,
-               opt_pid ? (after - before) * 1024.0 / nconns : 0, (unsigned long long)total_closes,
-               alive == nconns && !total_errors);
+        int known = cpu0 >= 0 && cpu1 >= 0 && cpu_open >= 0;
+        double cpu_s = known ? (double)(cpu1 - cpu0) / (double)hz : 0;
+        double cpu_open_s = known ? (double)(cpu_open - cpu0) / (double)hz : 0;
+        /* noise while the connections were opening: the machine's busy time outside both processes */
+        double gen_cpu = open_s > 0 ? 100.0 * (self1 - self0) / open_s : 0;
+        double other_cpu = open_s > 0 ? 100.0 * (double)(busy1 - busy0) / (double)hz / open_s - 100.0 * cpu_open_s / open_s - gen_cpu : 0;
+        printf("RESULT phase=%s server=%s storage=%s conns=%d open=%d open_seconds=%.2f rss_before_kb=%ld rss_after_kb=%ld "
+               "bytes_per_conn=%.0f server_cpu_s=%.2f server_cpu_open_s=%.2f server_us_per_conn=%.1f "
+               "gen_cpu_pct=%.1f other_cpu_pct=%.1f closes=%llu errors=%llu ok=%d\n",
+               opt_name, opt_label, opt_storage, nconns, alive, open_s, before, after,
+               opt_pid ? (after - before) * 1024.0 / nconns : 0, cpu_s, cpu_open_s, cpu_s * 1e6 / nconns,
+               gen_cpu, other_cpu < 0 ? 0 : other_cpu, (unsigned long long)total_closes,
+               (unsigned long long)total_errors, alive == nconns && !total_errors);
         return alive == nconns && !total_errors ? 0 : 1;
     }
+
+    if (opt_crowd) return run_crowd();
 
     /* Layout: game g's player at g*(N+1), its spectators right after it. */
     int total_moves = 0;

@@ -7,7 +7,12 @@
 // swapped for this game's id, which has the same length, so every frame has the same size;
 // the first game gets the recorded id itself, so S1/S2 frames are identical to the byte).
 //
-// usage: node node-server.js --frames FILE [--host 127.0.0.1] [--port 0]
+// Past the end of the recording (S6's mover makes a move every 20 ms for as long as its
+// crowd takes to arrive), diff N reuses recorded diff ((N-1) mod R)+1 with its seq rewritten:
+// the same bytes but the seq digits, so still close to Boardcast's frame sizes.
+//
+// usage: node node-server.js [--frames FILE] [--host 127.0.0.1] [--port 0]
+// Without --frames it only accepts connections and watches (S3, S5): `create` is refused.
 // prints `listening on http://HOST:PORT` when ready, like the Boardcast server.
 
 const http = require('http');
@@ -20,16 +25,14 @@ const args = { host: '127.0.0.1', port: 0, frames: null };
 for (let i = 2; i < process.argv.length; i += 2) {
   const k = process.argv[i].replace(/^--/, '');
   if (!(k in args) || process.argv[i + 1] === undefined) {
-    console.error('usage: node node-server.js --frames FILE [--host 127.0.0.1] [--port 0]');
+    console.error('usage: node node-server.js [--frames FILE] [--host 127.0.0.1] [--port 0]');
     process.exit(2);
   }
   args[k] = process.argv[i + 1];
 }
-if (!args.frames) { console.error('--frames FILE is required'); process.exit(2); }
-
 // Recorded frames, one per line: KIND<TAB>FRAME (see fanload --record).
 const recorded = { diffs: [], snapshot: null, joined: null, player: [] };
-for (const line of fs.readFileSync(args.frames, 'utf8').split('\n')) {
+for (const line of args.frames ? fs.readFileSync(args.frames, 'utf8').split('\n') : []) {
   const tab = line.indexOf('\t');
   if (tab < 0) continue;
   const kind = line.slice(0, tab), frame = line.slice(tab + 1);
@@ -38,11 +41,11 @@ for (const line of fs.readFileSync(args.frames, 'utf8').split('\n')) {
   else if (kind === 'joined' && !recorded.joined) recorded.joined = frame;
   else if (kind === 'player' || kind === 'player-ack') recorded.player.push({ kind, frame });
 }
-if (!recorded.diffs.length || !recorded.snapshot || !recorded.joined) {
+if (args.frames && (!recorded.diffs.length || !recorded.snapshot || !recorded.joined)) {
   console.error(`${args.frames}: needs diff, snapshot and joined lines`);
   process.exit(2);
 }
-const recordedGame = JSON.parse(recorded.diffs[0]).game;
+const recordedGame = args.frames ? JSON.parse(recorded.diffs[0]).game : 'nogame';
 recorded.diffs.forEach((d, i) => {
   const seq = JSON.parse(d).seq;
   if (seq !== i + 1) { console.error(`recorded diff ${i} has seq ${seq}, expected ${i + 1}`); process.exit(2); }
@@ -123,6 +126,7 @@ function onMessage(sock, text) {
   const id = msg.id;
   switch (msg.type) {
     case 'create': {
+      if (!args.frames) return error(sock, 'unavailable', 'started without --frames: no games', id);
       const game = { id: newGameId(), seq: 0, members: new Set(), players: 0, spectators: 0, presenceTimer: null };
       games.set(game.id, game);
       join(sock, game, 'player');
@@ -143,8 +147,8 @@ function onMessage(sock, text) {
       const game = sock.game;
       if (!game) return error(sock, 'not-joined', 'not in a game', id);
       if (sock.role !== 'player') return error(sock, 'forbidden', 'spectators cannot play', id);
-      const frame = recorded.diffs[game.seq];
-      if (frame === undefined) return error(sock, 'illegal-move', 'no recorded diff for this seq', id);
+      const n = recorded.diffs.length;
+      const frame = game.seq < n ? recorded.diffs[game.seq] : withSeq(recorded.diffs[game.seq % n], game.seq + 1);
       game.seq++;
       // One buffer for every member, as Boardcast shares one buffer per broadcast.
       const data = Buffer.from(game.id === recordedGame ? frame : withGame(frame, game.id));
