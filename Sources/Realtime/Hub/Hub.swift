@@ -136,7 +136,7 @@ public final class Hub {
     // MARK: Connection events
 
     func opened(_ connection: Connection, query: [String: String], now: Double) -> [HubAction] {
-        log(.info, "connection opened", ["conn": "\(connection.id)"])
+        log(.debug, "connection opened", ["conn": "\(connection.id)"])
         if let game = query["watch"] {
             let message: JSON = .object(["type": "watch", "game": .string(game)])
             process(connection, .request(ClientRequest(id: nil, command: .watch(game: game, since: nil), message: message)),
@@ -186,7 +186,7 @@ public final class Hub {
             cluster.forwards[connection.id] = nil
         }
         lobbyFollowers[connection.id] = nil
-        log(.info, "connection closed", ["conn": "\(connection.id)"])
+        log(.debug, "connection closed", ["conn": "\(connection.id)"])
         return takeActions()
     }
 

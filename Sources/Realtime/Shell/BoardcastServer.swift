@@ -54,6 +54,7 @@ public final class BoardcastServer {
     private let logger: Logger
     private let metrics = ServerMetrics()
     private let lws: LWSContext
+    private let lwsConfig: LWSConfig
     private let hub: Hub
     private let hubConfig: Hub.Config
     private let store: SQLiteGameStore
@@ -91,6 +92,7 @@ public final class BoardcastServer {
         lwsConfig.reusePort = options.reusePort
         lwsConfig.rxBufferSize = options.rxBufferSize
         lws = LWSContext(config: lwsConfig)
+        self.lwsConfig = lwsConfig
         keepalive = KeepaliveWheel(intervalSeconds: options.pingInterval)
         let store = options.data == ":memory:" ? try SQLiteGameStore.inMemory() : try SQLiteGameStore(directory: options.data)
         self.store = store
@@ -234,8 +236,9 @@ public final class BoardcastServer {
             metrics.bytesOut.increment(by: Int64(frame.count))
         case .broadcast(let frame, let recipients, let arrival):
             var local = 0
+            let bulk = recipients.count > lwsConfig.bulkThreshold
             for connection in recipients where connection.remote == nil {
-                lws.send(frame, to: connection)
+                lws.send(frame, to: connection, bulk: bulk)
                 local += 1
             }
             metrics.messagesOut.increment(by: Int64(local))

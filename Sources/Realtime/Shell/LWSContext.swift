@@ -21,6 +21,10 @@ public struct LWSConfig: Sendable {
     public var limits = ConnectionIO.Limits()
     /// Connections accepted per loop iteration: a crowd is taken in bites, other games move between them.
     public var acceptsPerIteration = 64
+    /// Writes of a crowd's broadcast per loop iteration (about 10 ms of `send()`), with events between bites.
+    public var bulkWritesPerIteration = 2048
+    /// A broadcast to more recipients than this is written in bites.
+    public var bulkThreshold = 256
     /// lws reads at most this much per connection per wake-up, and allocates it per connection.
     public var rxBufferSize = 1024
 
@@ -72,6 +76,9 @@ final class LWSContext {
     private var httpAnswers: [HTTPRequestID: HTTPResponse] = [:]
     /// Connections given frames during this loop iteration, written once it ends.
     private var dirty: [Connection] = []
+    /// Crowd broadcast recipients still to write, from `bulkHead` on.
+    private var bulk: [Connection] = []
+    private var bulkHead = 0
     /// Connections whose reads this round (nearly) filled their receive buffer: more may be waiting.
     private var fullReads = 0
     private var round: UInt32 = 0
@@ -150,7 +157,8 @@ final class LWSContext {
         guard let eventLoop else { return }
         fullReads = 0
         round &+= 1
-        boardcast_ev_run_once(eventLoop)
+        // With a crowd's writes still to do, look at new events without sleeping, then go on writing.
+        if bulkHead < bulk.count { boardcast_ev_run_nowait(eventLoop) } else { boardcast_ev_run_once(eventLoop) }
         // A read that filled the receive buffer means more is waiting (a pipelined burst): read
         // it now, before writing, so the burst's frames share one write per connection. This is
         // what lets the per-connection buffer stay small (idle memory) without losing bursts.
@@ -196,12 +204,14 @@ final class LWSContext {
 
     // MARK: Sending
 
-    func send(_ frame: OutFrame, to connection: Connection) {
+    /// Queues a frame. `bulk`: part of a broadcast to a crowd, written in bites between
+    /// loop iterations, so replies to others go first and a crowd never starves the loop.
+    func send(_ frame: OutFrame, to connection: Connection, bulk isBulk: Bool = false) {
         switch connection.io.enqueue(frame, limits: config.limits) {
         case .queued:
             if !connection.io.isDirty && !connection.io.writableRequested {
                 connection.io.isDirty = true
-                dirty.append(connection)
+                if isBulk { bulk.append(connection) } else { dirty.append(connection) }
             }
         case .overflow:
             kill(connection)
@@ -246,23 +256,34 @@ final class LWSContext {
     /// costs two `epoll_ctl` calls per delivery). A connection whose socket is full
     /// waits for the writable callback instead, so its frames stay in its capped queue.
     private func flush() {
-        guard !dirty.isEmpty else { return }
-        let batch = dirty
-        dirty.removeAll(keepingCapacity: true)
-        for connection in batch {
-            connection.io.isDirty = false
-            guard let socket = connection.io.socket, !connection.io.isClosed, connection.io.closing == nil,
-                  !connection.io.writableRequested, connection.io.hasPending else { continue }
-            if lws_send_pipe_choked(socket.wsi) != 0 {
-                requestWritable(connection)
-                continue
-            }
-            if write(connection, wsi: socket.wsi) < 0 {
-                kill(connection)
-                continue
-            }
-            if connection.io.hasPending { requestWritable(connection) }
+        if !dirty.isEmpty {
+            let batch = dirty
+            dirty.removeAll(keepingCapacity: true)
+            for connection in batch { writeNow(connection) }
         }
+        guard bulkHead < bulk.count else { return }
+        let end = min(bulk.count, bulkHead + config.bulkWritesPerIteration)
+        for index in bulkHead..<end { writeNow(bulk[index]) }
+        bulkHead = end
+        if bulkHead == bulk.count {
+            bulk.removeAll(keepingCapacity: bulk.count <= 4096)
+            bulkHead = 0
+        }
+    }
+
+    private func writeNow(_ connection: Connection) {
+        connection.io.isDirty = false
+        guard let socket = connection.io.socket, !connection.io.isClosed, connection.io.closing == nil,
+              !connection.io.writableRequested, connection.io.hasPending else { return }
+        if lws_send_pipe_choked(socket.wsi) != 0 {
+            requestWritable(connection)
+            return
+        }
+        if write(connection, wsi: socket.wsi) < 0 {
+            kill(connection)
+            return
+        }
+        if connection.io.hasPending { requestWritable(connection) }
     }
 
     /// Writes the next queued frame, or several at once: the frames are framed here and
