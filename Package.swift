@@ -44,7 +44,9 @@ let package = Package(
         ),
         // Benchmark of the pure core: gestures per second with their diffs.
         .executableTarget(name: "core-bench", dependencies: ["Core"], path: "Benchmarks/core-bench"),
-        .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        // The independent RFC 6902 apply that judges the games' diffs, in the tests and the fuzz targets.
+        .target(name: "JSONPatchCheck", path: "Tests/JSONPatchCheck"),
+        .testTarget(name: "CoreTests", dependencies: ["Core", "JSONPatchCheck"]),
         // Benchmark of durable storage: moves per second and commit latency.
         .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench"),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
