@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Fuzz targets define their own entry point (`<target>_main`), which hands control to
+/// libFuzzer's driver: see Fuzz/README.md.
+let fuzzSettings: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
 let package = Package(
     name: "Boardcast",
     platforms: [.macOS(.v14)],
@@ -51,6 +55,17 @@ let package = Package(
         .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench"),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
         .testTarget(name: "StorageTests", dependencies: ["Realtime", "Core"]),
+        // Fuzz targets: scripts/fuzz builds them with libFuzzer; an ordinary build makes
+        // programs that replay input files (a crash, a corpus) through the same checks.
+        .target(name: "FuzzSupport", path: "Fuzz/Support"),
+        .executableTarget(name: "fuzz-frames", dependencies: ["Realtime", "Core", "FuzzSupport"],
+                          path: "Fuzz/frames", swiftSettings: fuzzSettings),
+        .executableTarget(name: "fuzz-games", dependencies: ["Core", "FuzzSupport", "JSONPatchCheck"],
+                          path: "Fuzz/games", swiftSettings: fuzzSettings),
+        .executableTarget(name: "fuzz-json", dependencies: ["Realtime", "Core", "FuzzSupport"],
+                          path: "Fuzz/json", swiftSettings: fuzzSettings),
+        .executableTarget(name: "fuzz-http", dependencies: ["Realtime", "Core", "FuzzSupport"],
+                          path: "Fuzz/http", swiftSettings: fuzzSettings),
     ],
     swiftLanguageModes: [.v6]
 )
