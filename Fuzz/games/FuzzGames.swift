@@ -32,20 +32,42 @@ let maxSteps = 300
 
 // MARK: - Checks shared by the games
 
-enum Check {
-    /// `diff` applied to `before` (JSON text) gives `after` exactly, by the independent apply.
-    static func patches(_ diff: Diff, before: String, after: String, _ what: @autoclosure () -> String) {
-        require(!diff.isEmpty, "\(what()): accepted with no ops")
-        let ops = diff.encodedOps
+/// What a client holds of one view: the state as text, as last sent, and its own parsed copy,
+/// to which it applies every diff it is sent (with the independent RFC 6902 apply).
+struct Replica {
+    let text: String
+    let document: Any
+
+    init(_ text: String) {
+        self.text = text
         do {
-            let patched = try applyJSONPatch(ops, to: before)
-            let expected = try parseJSONText(after)
-            require(jsonValuesEqual(patched, expected), "\(what()): ops \(ops) on \(before) do not give \(after)")
+            document = try parseJSONText(text)
         } catch {
-            require(false, "\(what()): ops \(ops) do not apply to \(before): \(error)")
+            fatalError("the state \(text) is not JSON: \(error)")
         }
     }
 
+    private init(text: String, document: Any) {
+        self.text = text
+        self.document = document
+    }
+
+    /// The copy after an accepted command's diff, which must be exactly the state `after`.
+    func following(_ diff: Diff, to after: String, _ what: @autoclosure () -> String) -> Replica {
+        require(!diff.isEmpty, "\(what()): accepted with no ops")
+        let ops = diff.encodedOps
+        do {
+            let patched = try applyJSONPatch(ops, toDocument: document)
+            let expected = try parseJSONText(after)
+            require(jsonValuesEqual(patched, expected), "\(what()): ops \(ops) on \(text) do not give \(after)")
+            return Replica(text: after, document: patched)
+        } catch {
+            fatalError("\(what()): ops \(ops) do not apply to \(text): \(error)")
+        }
+    }
+}
+
+enum Check {
     /// Every string anywhere in a JSON value, object keys too.
     static func strings(in json: JSON) -> [String] {
         switch json {
@@ -205,7 +227,7 @@ enum KlondikeRun {
         guard var game = try? Klondike(options: KlondikeOptions(draw: draw, deal: deal, entropy: input.uint64()), time: 0) else {
             return require(false, "a valid deal was refused")
         }
-        var before = game.publicState.encoded
+        var before = Replica(game.publicState.encoded)
         Check.hidesFaceDownCards(game, state: game.publicState, ops: [], "the deal")
         var step = 0
         while !input.isAtEnd && step < maxSteps {
@@ -224,22 +246,22 @@ enum KlondikeRun {
         }
     }
 
-    /// Applies one command and checks it; returns the state after, encoded.
-    static func apply(_ command: KlondikeCommand, to game: inout Klondike, before: String, time: Double, step: Int) -> String {
+    /// Applies one command and checks it; returns the client's copy after it.
+    static func apply(_ command: KlondikeCommand, to game: inout Klondike, before: Replica, time: Double, step: Int) -> Replica {
         let old = game
         let result = game.apply(command, context: MoveContext(player: "p1", time: time))
         let state = game.publicState
         let after = state.encoded
         switch result {
         case .success(let outcome):
-            Check.patches(outcome.diff, before: before, after: after, "step \(step) \(command)")
             Check.hidesFaceDownCards(game, state: state, ops: outcome.diff.ops, "step \(step) \(command)")
             Check.encodes(outcome.events)
+            return before.following(outcome.diff, to: after, "step \(step) \(command)")
         case .failure(let error):
             require(Check.unchanged(game, old), "step \(step): refused \(command) (\(error)) changed the game")
-            require(after == before, "step \(step): refused \(command) changed the state")
+            require(after == before.text, "step \(step): refused \(command) changed the state")
+            return before
         }
-        return after
     }
 }
 
@@ -257,7 +279,7 @@ enum PlaneRun {
                 && height.isFinite && height > 0 && height <= PlaneOptions.maxSide), "plane \(width)x\(height) refused")
             return
         }
-        var before = plane.publicState.encoded
+        var before = Replica(plane.publicState.encoded)
         var step = 0
         while !input.isAtEnd && step < maxSteps {
             step += 1
@@ -268,14 +290,13 @@ enum PlaneRun {
             let after = plane.publicState.encoded
             switch result {
             case .success(let outcome):
-                Check.patches(outcome.diff, before: before, after: after, "step \(step) \(player) \(command)")
+                before = before.following(outcome.diff, to: after, "step \(step) \(player) \(command)")
                 Check.encodes(outcome.events)
             case .failure(let error):
                 require(Check.unchanged(plane, old), "step \(step): refused \(player) \(command) (\(error)) changed the plane")
-                require(after == before, "step \(step): refused \(command) changed the state")
+                require(after == before.text, "step \(step): refused \(command) changed the state")
             }
             checkShape(plane, "step \(step) \(player) \(command)")
-            before = after
         }
     }
 
@@ -347,7 +368,7 @@ enum RaceRun {
         let deal: KlondikeDeal = input.int(3) == 0 ? .deck(homeDeck) : .seed(input.uint64())
         guard var race = try? Race(options: RaceOptions(seats: seats, draw: draw, deal: deal, entropy: input.uint64()), time: 0)
         else { return require(false, "a valid race was refused") }
-        var before = views(of: race).map { race.publicState(for: $0).encoded }
+        var before = views(of: race).map { Replica(race.publicState(for: $0).encoded) }
         for viewer in views(of: race) { checkMasked(race, for: viewer, diff: Diff(), "the deal") }
         // The server starts a race once every seat is taken: `start` comes first.
         before = apply(.start, by: "p1", to: &race, before: before, time: 0, step: 0)
@@ -379,9 +400,9 @@ enum RaceRun {
     /// Every view of the race: the spectators', then one per seat.
     static func views(of race: Race) -> [RaceViewer] { [.spectator] + race.seats.map { .seat($0) } }
 
-    /// Applies one command and checks every view; returns the views' states after, encoded.
-    static func apply(_ command: RaceCommand, by seat: String, to race: inout Race, before: [String], time: Double,
-                      step: Int) -> [String] {
+    /// Applies one command and checks every view; returns each view's client copy after it.
+    static func apply(_ command: RaceCommand, by seat: String, to race: inout Race, before: [Replica], time: Double,
+                      step: Int) -> [Replica] {
         let old = race
         let result = race.apply(command, context: MoveContext(player: seat, time: time))
         let viewers = views(of: race)
@@ -396,14 +417,12 @@ enum RaceRun {
                     "\(what): views grouped as \(outcome.views.map(\.viewers)), not each of \(viewers) once")
             require(outcome.views.first?.viewers.first == .spectator, "\(what): the spectators' group is not first")
             Check.encodes(outcome.events)
+            var replicas: [Replica] = []
             for (index, viewer) in viewers.enumerated() {
-                guard let diff = outcome.diff(for: viewer) else {
-                    require(false, "\(what): no diff for \(viewer)")
-                    return after
-                }
+                guard let diff = outcome.diff(for: viewer) else { fatalError("\(what): no diff for \(viewer)") }
                 // The server stores the full diff and derives every view's from it.
                 require(diff == RaceView.diff(outcome.fullDiff, for: viewer), "\(what): \(viewer)'s diff is not derived")
-                Check.patches(diff, before: before[index], after: after[index], "\(what) seen by \(viewer)")
+                replicas.append(before[index].following(diff, to: after[index], "\(what) seen by \(viewer)"))
                 checkMasked(race, full: full, view: shown[index], for: viewer, diff: diff, what)
             }
             for (seat, prefix) in race.seats.map({ ($0, "/tables/\($0)") }) {
@@ -414,11 +433,12 @@ enum RaceRun {
                 }
                 Check.hidesFaceDownCards(table, state: state, ops: ops, "\(what), table \(seat)")
             }
+            return replicas
         case .failure(let error):
             require(Check.unchanged(race, old), "\(what): refused (\(error)) but changed the race")
-            require(after == before, "\(what): refused but changed a view")
+            require(after == before.map(\.text), "\(what): refused but changed a view")
+            return before
         }
-        return after
     }
 
     /// A spectator sees the full state; a seat its own table as it is and each rival table

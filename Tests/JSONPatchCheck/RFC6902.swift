@@ -33,6 +33,19 @@ public func applyJSONPatch(_ patchText: String, to documentText: String) throws 
     return document
 }
 
+/// Applies a patch to a document already parsed (as `parseJSONText` gives it): a client
+/// that keeps its copy of a state and applies every diff it is sent.
+public func applyJSONPatch(_ patchText: String, toDocument document: Any) throws -> Any {
+    guard let operations = try parseJSONText(patchText) as? [Any] else {
+        throw JSONPatchError.malformedPatch("a patch is an array of operations")
+    }
+    var document = document
+    for operation in operations {
+        document = try applyPatchOperation(operation, to: document)
+    }
+    return document
+}
+
 public func parseJSONText(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
 }
