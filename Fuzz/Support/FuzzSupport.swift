@@ -106,13 +106,14 @@ public struct FuzzInput {
     public mutating func pick<T>(_ choices: [T]) -> T { choices[int(choices.count)] }
 
     /// A double, often a troublesome one: zero of either sign, infinities, NaN, the
-    /// extremes, fractions, or any bit pattern.
+    /// extremes, quarters, fractions that round, or any bit pattern.
     public mutating func double() -> Double {
         switch int(8) {
         case 0: return pick([0, -0.0, .infinity, -.infinity, .nan, .greatestFiniteMagnitude,
                              -.greatestFiniteMagnitude, .leastNonzeroMagnitude, .ulpOfOne, 1e15, 9.007_199_254_740_993e15])
         case 1: return Double(bitPattern: uint64())
         case 2: return Double(int(2000)) / 4 - 100
+        case 3: return Double(int(1_000_000)) / Double(1 + int(1000))  // fractions with no short binary form
         default: return Double(int(1200))
         }
     }

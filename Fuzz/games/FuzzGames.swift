@@ -272,8 +272,8 @@ enum PlaneRun {
 
     static func run(_ input: inout FuzzInput) {
         let sides: [Double] = [1024, 768, 640.5, 100, 1, 0.5, 150, PlaneOptions.maxSide]
-        let width = input.int(4) == 0 ? input.double() : input.pick(sides)
-        let height = input.int(4) == 0 ? input.double() : input.pick(sides)
+        let width = input.int(3) == 0 ? input.double() : input.pick(sides)
+        let height = input.int(3) == 0 ? input.double() : input.pick(sides)
         guard var plane = try? Plane(options: PlaneOptions(width: width, height: height, seed: input.uint64())) else {
             require(!(width.isFinite && width > 0 && width <= PlaneOptions.maxSide
                 && height.isFinite && height > 0 && height <= PlaneOptions.maxSide), "plane \(width)x\(height) refused")
