@@ -180,20 +180,21 @@ extension FuzzInput {
         return .drag(from: from, to: to)
     }
 
-    /// Mostly moves that make progress (legal ones, the hint), so games get far; the rest
-    /// blind gestures the rules mostly refuse, undo and reset.
-    mutating func klondikeCommand(on game: Klondike) -> KlondikeCommand {
+    /// Mostly moves that make progress (one of `legalCommands()`, the hint), so games get
+    /// far; the rest blind gestures the rules mostly refuse, undo and reset. `legal`: the
+    /// game promised to accept it.
+    mutating func klondikeCommand(on game: Klondike) -> (command: KlondikeCommand, legal: Bool) {
         switch int(16) {
         case 0..<5:
             let legal = game.legalCommands()
-            return legal.isEmpty ? .tap(.stock) : legal[int(legal.count)]
-        case 5..<8: return hinted(game) ?? .undo
-        case 8: return .tap(target(on: game))
-        case 9: return .doubleTap(target(on: game))
-        case 10, 11: return .drag(from: target(on: game), to: target(on: game))
-        case 12, 13: return .undo
-        case 14: return .reset(resetOptions())
-        default: return .tap(.stock)
+            return legal.isEmpty ? (.tap(.stock), false) : (legal[int(legal.count)], true)
+        case 5..<8: return hinted(game).map { ($0, true) } ?? (.undo, false)
+        case 8: return (.tap(target(on: game)), false)
+        case 9: return (.doubleTap(target(on: game)), false)
+        case 10, 11: return (.drag(from: target(on: game), to: target(on: game)), false)
+        case 12, 13: return (.undo, false)
+        case 14: return (.reset(resetOptions()), false)
+        default: return (.tap(.stock), false)
         }
     }
 
@@ -237,17 +238,19 @@ enum KlondikeRun {
                 for _ in 0..<input.int(120) where step < maxSteps {
                     guard let command = input.hinted(game) else { break }
                     step += 1
-                    before = apply(command, to: &game, before: before, time: Double(step), step: step)
+                    before = apply(command, to: &game, before: before, time: Double(step), step: step, legal: true)
                 }
                 continue
             }
-            let command = input.klondikeCommand(on: game)
-            before = apply(command, to: &game, before: before, time: input.time(after: step), step: step)
+            let (command, legal) = input.klondikeCommand(on: game)
+            before = apply(command, to: &game, before: before, time: input.time(after: step), step: step, legal: legal)
         }
     }
 
-    /// Applies one command and checks it; returns the client's copy after it.
-    static func apply(_ command: KlondikeCommand, to game: inout Klondike, before: Replica, time: Double, step: Int) -> Replica {
+    /// Applies one command and checks it; returns the client's copy after it. `legal`: a
+    /// command `legalCommands()` or `hint()` offered, which must be accepted.
+    static func apply(_ command: KlondikeCommand, to game: inout Klondike, before: Replica, time: Double, step: Int,
+                      legal: Bool) -> Replica {
         let old = game
         let result = game.apply(command, context: MoveContext(player: "p1", time: time))
         let state = game.publicState
@@ -258,6 +261,7 @@ enum KlondikeRun {
             Check.encodes(outcome.events)
             return before.following(outcome.diff, to: after, "step \(step) \(command)")
         case .failure(let error):
+            require(!legal, "step \(step): \(command), offered as legal, was refused: \(error)")
             require(Check.unchanged(game, old), "step \(step): refused \(command) (\(error)) changed the game")
             require(after == before.text, "step \(step): refused \(command) changed the state")
             return before
@@ -371,7 +375,7 @@ enum RaceRun {
         var before = views(of: race).map { Replica(race.publicState(for: $0).encoded) }
         for viewer in views(of: race) { checkMasked(race, for: viewer, diff: Diff(), "the deal") }
         // The server starts a race once every seat is taken: `start` comes first.
-        before = apply(.start, by: "p1", to: &race, before: before, time: 0, step: 0)
+        before = apply(.start, by: "p1", to: &race, before: before, time: 0, step: 0, legal: true)
         require(race.phase == .playing, "start did not start the race")
         var step = 0
         while !input.isAtEnd && step < maxSteps {
@@ -379,6 +383,7 @@ enum RaceRun {
             let seat = input.int(24) == 0 ? input.pick(["p4", "p9", "spectator", "", "p1/"]) : race.seats[input.int(race.seats.count)]
             let table = race.table(of: seat) ?? race.table(of: "p1")!
             let command: RaceCommand
+            var legal = false
             switch input.int(32) {
             case 0: command = .start
             case 1, 2: command = .reset(input.resetOptions())
@@ -387,13 +392,18 @@ enum RaceRun {
                 for _ in 0..<input.int(120) where step < maxSteps {
                     guard let table = race.table(of: seat), let hinted = input.hinted(table) else { break }
                     step += 1
-                    before = apply(.table(hinted), by: seat, to: &race, before: before, time: Double(step), step: step)
+                    before = apply(.table(hinted), by: seat, to: &race, before: before, time: Double(step), step: step,
+                                   legal: race.phase == .playing)
                 }
                 continue
             default:
-                command = .table(input.klondikeCommand(on: table))
+                let gesture = input.klondikeCommand(on: table)
+                command = .table(gesture.command)
+                // The seat's own table offered it, and a playing race plays it.
+                legal = gesture.legal && race.table(of: seat) != nil && race.phase == .playing
             }
-            before = apply(command, by: seat, to: &race, before: before, time: input.time(after: step), step: step)
+            before = apply(command, by: seat, to: &race, before: before, time: input.time(after: step), step: step,
+                           legal: legal)
         }
     }
 
@@ -402,7 +412,7 @@ enum RaceRun {
 
     /// Applies one command and checks every view; returns each view's client copy after it.
     static func apply(_ command: RaceCommand, by seat: String, to race: inout Race, before: [Replica], time: Double,
-                      step: Int) -> [Replica] {
+                      step: Int, legal: Bool) -> [Replica] {
         let old = race
         let result = race.apply(command, context: MoveContext(player: seat, time: time))
         let viewers = views(of: race)
@@ -435,6 +445,7 @@ enum RaceRun {
             }
             return replicas
         case .failure(let error):
+            require(!legal, "\(what): offered as legal, but refused: \(error)")
             require(Check.unchanged(race, old), "\(what): refused (\(error)) but changed the race")
             require(after == before.map(\.text), "\(what): refused but changed a view")
             return before
