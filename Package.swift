@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Fuzz targets define their own entry point (`<target>_main`), which hands control to
+/// libFuzzer's driver: see Fuzz/README.md.
+let fuzzSettings: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
 let package = Package(
     name: "Boardcast",
     platforms: [.macOS(.v14)],
@@ -51,7 +55,9 @@ let package = Package(
         ),
         // Benchmark of the pure core: gestures per second with their diffs.
         .executableTarget(name: "core-bench", dependencies: ["Core"], path: "Benchmarks/core-bench"),
-        .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        // The independent RFC 6902 apply that judges the games' diffs, in the tests and the fuzz targets.
+        .target(name: "JSONPatchCheck", path: "Tests/JSONPatchCheck"),
+        .testTarget(name: "CoreTests", dependencies: ["Core", "JSONPatchCheck"]),
         // Benchmark of the Klondike solver: winnable shares of seeded deals, time per deal.
         .executableTarget(name: "solver-bench", dependencies: ["Core"], path: "Benchmarks/solver-bench"),
         // Benchmark of durable storage: moves per second and commit latency.
@@ -60,6 +66,17 @@ let package = Package(
         // Fills a data directory with resting games, for Benchmarks/resting (start-up and first-watch times).
         .executableTarget(name: "rest-seed", dependencies: ["Realtime", "Core"], path: "Benchmarks/rest-seed"),
         .testTarget(name: "StorageTests", dependencies: ["Realtime", "Core"]),
+        // Fuzz targets: scripts/fuzz builds them with libFuzzer; an ordinary build makes
+        // programs that replay input files (a crash, a corpus) through the same checks.
+        .target(name: "FuzzSupport", path: "Fuzz/Support"),
+        .executableTarget(name: "fuzz-frames", dependencies: ["Realtime", "Core", "FuzzSupport"],
+                          path: "Fuzz/frames", swiftSettings: fuzzSettings),
+        .executableTarget(name: "fuzz-games", dependencies: ["Core", "FuzzSupport", "JSONPatchCheck"],
+                          path: "Fuzz/games", swiftSettings: fuzzSettings),
+        .executableTarget(name: "fuzz-json", dependencies: ["Realtime", "Core", "FuzzSupport"],
+                          path: "Fuzz/json", swiftSettings: fuzzSettings),
+        .executableTarget(name: "fuzz-http", dependencies: ["Realtime", "Core", "FuzzSupport"],
+                          path: "Fuzz/http", swiftSettings: fuzzSettings),
     ],
     swiftLanguageModes: [.v6]
 )

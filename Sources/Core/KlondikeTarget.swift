@@ -124,6 +124,7 @@ enum KlondikePaths {
     private static let cards: [[String]] = piles.map { pile in (0..<cached).map { pile + "/\($0)" } }
 
     static func card(_ slot: Int, _ index: Int) -> String {
-        index < cached ? cards[slot][index] : piles[slot] + "/\(index)"
+        // A negative index (a target built in code, refused by the rules) is named, not looked up.
+        (0..<cached).contains(index) ? cards[slot][index] : piles[slot] + "/\(index)"
     }
 }

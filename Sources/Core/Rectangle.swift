@@ -175,11 +175,14 @@ struct RectangleFactory {
     /// Moves an origin so a rectangle of the given size lies fully inside the plane.
     /// The size must already fit the plane.
     func clampedOrigin(x: Double, y: Double, width: Double, height: Double) -> (x: Double, y: Double) {
-        (Self.clamp(x, to: planeWidth - width), Self.clamp(y, to: planeHeight - height))
+        (Self.clamp(x, size: width, side: planeWidth), Self.clamp(y, size: height, side: planeHeight))
     }
 
-    static func clamp(_ v: Double, to upper: Double) -> Double {
+    static func clamp(_ v: Double, size: Double, side: Double) -> Double {
         // `+ 0` turns a -0.0 into 0.0 so a clamped coordinate never prints as "-0".
-        min(max(v, 0), upper) + 0
+        var origin = min(max(v, 0), side - size) + 0
+        // `side - size` is rounded, so its far edge can land an ulp past the side: step back.
+        while origin > 0 && origin + size > side { origin = origin.nextDown }
+        return origin
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import Core
+import JSONPatchCheck
 
 /// The protocol's central promise (section 4), checked by an RFC 6902 apply
 /// that shares no code with the games: for every accepted gesture, its ops

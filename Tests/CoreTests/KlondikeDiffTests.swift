@@ -1,5 +1,6 @@
 import Testing
 @testable import Core
+import JSONPatchCheck
 
 /// Random play over many deals: every accepted gesture's diff, applied by the independent
 /// RFC 6902 apply, gives exactly the next public state and names no face-down card; a

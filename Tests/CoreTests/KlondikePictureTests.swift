@@ -1,5 +1,6 @@
 import Testing
 @testable import Core
+import JSONPatchCheck
 
 // Klondike positions written as pictures of the table, one pile a line, bottom card first:
 //

@@ -307,6 +307,20 @@ import Testing
         #expect(plane.rectangles.last.map { ($0.x, $0.y) } ?? (-1, -1) == (0, 0))
     }
 
+    /// 979.5619476357873 - 373.6429630261784 + 373.6429630261784 rounds to one ulp above
+    /// 979.5619476357873: an origin of (side - size) would stick out by that ulp.
+    @Test func aRectangleMovedInsideStaysInsideWhateverTheRounding() throws {
+        let side = 979.5619476357873, size = 373.6429630261784
+        var plane = try Plane(options: PlaneOptions(width: side, height: side, seed: 1))
+        plane.expectAccepted(.add(RectangleSpec(x: 5000, y: 5000, width: size, height: size)))
+        let added = try #require(plane.rectangles.last)
+        #expect(added.x + added.width <= side && added.y + added.height <= side, "\(added)")
+        plane.expectAccepted(.drag(from: point(added.x, added.y), to: point(added.x - 100, added.y - 100)))
+        plane.expectAccepted(.drag(from: point(added.x - 100, added.y - 100), to: point(9000, 9000)))
+        let dragged = try #require(plane.rectangles.last)
+        #expect(dragged.x + dragged.width <= side && dragged.y + dragged.height <= side, "\(dragged)")
+    }
+
     @Test func addRefusesOutOfRangeValues() throws {
         var plane = try planePicture("")
         let bad: [(RectangleSpec, String)] = [

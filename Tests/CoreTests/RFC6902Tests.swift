@@ -1,4 +1,5 @@
 import Testing
+import JSONPatchCheck
 
 /// The independent patch apply is only a judge if it is right: RFC 6902's
 /// appendix A examples, plus the error cases the diffs rely on.

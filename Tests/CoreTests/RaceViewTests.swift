@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Core
+import JSONPatchCheck
 
 /// The views of a race in the cases where masking is easiest to get wrong. Every command
 /// here also goes through `expectAccepted`, which checks each view's diff with the

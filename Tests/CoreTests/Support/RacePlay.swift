@@ -1,5 +1,6 @@
 import Testing
 @testable import Core
+import JSONPatchCheck
 
 extension Race {
     /// Every view of the race: the spectators', then one per seat.

@@ -1,15 +1,16 @@
 // An RFC 6902 JSON Patch apply written from the RFC alone, on Foundation's
 // JSONSerialization values, sharing nothing with Core: it is the independent
-// judge of the games' diffs. It favours plainness over speed.
+// judge of the games' diffs. It favours plainness over speed. A target of its
+// own so the tests and the fuzz targets (Fuzz/) judge with the same code.
 import Foundation
 
-enum JSONPatchError: Error, Equatable, CustomStringConvertible {
+public enum JSONPatchError: Error, Equatable, CustomStringConvertible {
     case malformedPatch(String)
     case badPointer(String)
     case pathNotFound(String)
     case testFailed(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .malformedPatch(let m): return "malformed patch: \(m)"
         case .badPointer(let p): return "bad JSON pointer: \(p)"
@@ -21,7 +22,7 @@ enum JSONPatchError: Error, Equatable, CustomStringConvertible {
 
 /// Parses both texts and applies every operation of the patch in order; the
 /// first failing operation throws (RFC 6902 section 5: the whole patch fails).
-func applyJSONPatch(_ patchText: String, to documentText: String) throws -> Any {
+public func applyJSONPatch(_ patchText: String, to documentText: String) throws -> Any {
     guard let operations = try parseJSONText(patchText) as? [Any] else {
         throw JSONPatchError.malformedPatch("a patch is an array of operations")
     }
@@ -32,13 +33,26 @@ func applyJSONPatch(_ patchText: String, to documentText: String) throws -> Any 
     return document
 }
 
-func parseJSONText(_ text: String) throws -> Any {
+/// Applies a patch to a document already parsed (as `parseJSONText` gives it): a client
+/// that keeps its copy of a state and applies every diff it is sent.
+public func applyJSONPatch(_ patchText: String, toDocument document: Any) throws -> Any {
+    guard let operations = try parseJSONText(patchText) as? [Any] else {
+        throw JSONPatchError.malformedPatch("a patch is an array of operations")
+    }
+    var document = document
+    for operation in operations {
+        document = try applyPatchOperation(operation, to: document)
+    }
+    return document
+}
+
+public func parseJSONText(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
 }
 
 /// JSON equality: numbers by value, objects whatever their key order, and
 /// booleans never equal to numbers (JSONSerialization gives both as NSNumber).
-func jsonValuesEqual(_ a: Any, _ b: Any) -> Bool {
+public func jsonValuesEqual(_ a: Any, _ b: Any) -> Bool {
     // Dispatch on the exact dynamic type: an `as?` cast of a Swift dictionary to
     // NSNumber would bridge the whole dictionary first, which is slow.
     let type = Swift.type(of: a)
@@ -81,7 +95,7 @@ private func isJSONInteger(_ n: NSNumber) -> Bool {
 // MARK: - Pointers (RFC 6901)
 
 /// The reference tokens of a pointer, unescaped: `~1` to `/` first, then `~0` to `~`.
-func jsonPointerTokens(_ pointer: String) throws -> [String] {
+public func jsonPointerTokens(_ pointer: String) throws -> [String] {
     if pointer.isEmpty { return [] }
     guard pointer.hasPrefix("/") else { throw JSONPatchError.badPointer(pointer) }
     return try pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { raw in

@@ -1,0 +1,124 @@
+// HTTP paths and query strings: `LobbyQuery.parse` and the hub's `http(_:path:query:)`,
+// driven without sockets. A hub with the default config, a seeded random source and a
+// few live games (one of each kind) is fed path and query; it must never crash and must
+// answer every request exactly once, with a response action or with a storage request
+// (load, list) whose answer, fed back, gives the response. Bodies of 200s are JSON.
+import Core
+import FuzzSupport
+@testable import Realtime
+
+@_cdecl("fuzz_http_main")
+func entry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzMain(argc, argv, fuzzOne)
+}
+
+/// The hub's random source: a SplitMix64 stream.
+/// `@unchecked Sendable`: libFuzzer calls the target from one thread only, and nothing else runs.
+final class SeededRandom: @unchecked Sendable {
+    private var generator = SplitMix64(seed: 0x5EED)
+    func next() -> UInt64 { generator.next() }
+}
+
+/// One hub for the whole run, with a live Klondike game, plane and race.
+final class World {
+    let hub: Hub
+    let games: [String]
+    let now = 1_800_000_000.0
+    var nextRequest: HTTPRequestID = 0
+
+    init() {
+        let random = SeededRandom()
+        hub = Hub(config: Hub.Config(), random: { random.next() })
+        let connection = Connection(id: 1, now: now)
+        _ = hub.opened(connection, query: [:], now: now)
+        for kind in GameKind.allCases {
+            let actions = hub.received(connection, text: Array(#"{"type":"create","kind":"\#(kind.rawValue)"}"#.utf8), now: now)
+            for case .store(_, let ticket) in actions { _ = hub.committed(upTo: ticket) }
+        }
+        games = hub.liveRooms.map(\.id).sorted()
+        precondition(games.count == GameKind.allCases.count, "the fuzz hub did not create its games")
+    }
+}
+
+nonisolated(unsafe) let world = World()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data, size)
+    let mode = input.byte()
+    let rest = String(decoding: input.bytes.dropFirst(), as: UTF8.self)
+    // The path as lws gives it (anything but NUL), after one of the prefixes the hub knows.
+    var path: String
+    var query: String?
+    if let mark = rest.firstIndex(of: "?") {
+        path = String(rest[..<mark])
+        query = String(rest[rest.index(after: mark)...])
+    } else {
+        path = rest
+        query = mode & 1 == 0 ? nil : ""
+    }
+    switch (mode >> 1) & 7 {
+    case 0: path = "/api/games" + path
+    case 1: path = "/api/games/" + path
+    case 2: path = "/api/games/" + world.games[Int(mode >> 4) % world.games.count] + path
+    case 3: path = "/api/games/" + world.games[Int(mode >> 4) % world.games.count]
+    default: break
+    }
+    checkLobbyQuery(query)
+    answer(path: path, query: query, storage: mode >> 7 == 0)
+    return 0
+}
+
+func checkLobbyQuery(_ query: String?) {
+    switch LobbyQuery.parse(query) {
+    case .success(let parsed):
+        require((1...Lobby.maxLimit).contains(parsed.limit), "\(query ?? "nil"): limit \(parsed.limit)")
+        require(parsed.status.map(LobbyQuery.statuses.contains) ?? true, "\(query ?? "nil"): status \(parsed.status ?? "")")
+    case .failure(let refusal):
+        require(!refusal.why.isEmpty, "\(query ?? "nil"): refused with no reason")
+    }
+}
+
+/// Feeds one request to the hub, and the storage answers it asks for; exactly one response must come.
+func answer(path: String, query: String?, storage works: Bool) {
+    let hub = world.hub
+    world.nextRequest += 1
+    let request = world.nextRequest
+    let what = "\(path.debugDescription) query \(query?.debugDescription ?? "nil")"
+    var pending = hub.http(request, path: path, query: query)
+    var responses: [HTTPResponse] = []
+    while !pending.isEmpty {
+        let action = pending.removeFirst()
+        switch action {
+        case .respond(let id, let response):
+            require(id == request, "\(what): answered request \(id), not \(request)")
+            responses.append(response)
+        case .load(let game):
+            pending += hub.loaded(game, works ? .notFound : .failed("fuzz"), now: world.now)
+        case .listStoredGames(let token, _):
+            pending += hub.storedGamesListed(token: token, games: works ? [] : nil)
+        case .log, .countError:
+            break
+        default:
+            require(false, "\(what): unexpected action \(action)")
+        }
+    }
+    require(responses.count == 1, "\(what): \(responses.count) responses")
+    guard let response = responses.first else { return }
+    require([200, 400, 404, 503].contains(response.status), "\(what): status \(response.status)")
+    if response.status == 200 {
+        require(response.contentType == "application/json", "\(what): 200 as \(response.contentType)")
+        do {
+            let body = try JSONText.parse(response.body)
+            if path.hasPrefix("/api/games/"), path != "/api/games/" {
+                require(body["game"]?.stringValue.map { path == "/api/games/" + $0 } ?? false, "\(what): answered \(body.encoded)")
+            } else {
+                require(body.arrayValue != nil, "\(what): the lobby is \(body.encoded)")
+            }
+        } catch {
+            require(false, "\(what): a 200 body that is not JSON: \(error)")
+        }
+    } else {
+        require(response.contentType == "text/plain", "\(what): \(response.status) as \(response.contentType)")
+    }
+}
