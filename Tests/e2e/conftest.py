@@ -1,7 +1,14 @@
 """Fixtures: the real server process, shared or one per test."""
 from __future__ import annotations
 
+import resource
+
 import pytest
+
+# Crowd tests open thousands of sockets here and in the servers started from here.
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if _soft < _hard:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
 
 from e2e_server import ServerProcess
 

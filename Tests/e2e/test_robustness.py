@@ -140,3 +140,46 @@ def test_oversized_http_request_does_not_hurt(server):
     session = requests.Session()
     session.trust_env = False
     assert session.get(server.http + "/healthz", timeout=5).text.strip() == "ok"
+
+
+def test_two_thousand_clients_that_never_read_stall_no_one_and_memory_stays_bounded(start_server):
+    """Slow consumers by the thousand (tiny receive buffers, never read) watch a game that
+    keeps moving: its player and a reading spectator are unaffected, and the server's
+    memory grows by the frames it holds for them (shared, one copy each), not per copy."""
+    server = start_server()
+
+    def rss_mb() -> float:
+        with open(f"/proc/{server.proc.pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+    async def scenario():
+        player = await Client.connect(server.ws(), "player")
+        game = (await player.create("plane", seed=4)).one("created")["game"]
+        reader = await Client.connect(server.ws(), "reader")
+        assert (await reader.watch(game)).ok
+        before = rss_mb()
+        hoarders = []
+        for start in range(0, 2000, 200):
+            hoarders += await asyncio.gather(*(
+                RawWebSocket.connect(server.host, server.port, f"/ws?watch={game}", receive_buffer=2048)
+                for _ in range(200)))
+        connected = rss_mb()
+        latencies = []
+        loop = asyncio.get_running_loop()
+        for i in range(300):
+            started = loop.time()
+            await player.move({"type": "add", "x": i % 800, "y": 10})
+            latencies.append(loop.time() - started)
+        await reader.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m.get("seq") == 300,
+                            timeout=10)
+        after = rss_mb()
+        latencies.sort()
+        assert latencies[int(len(latencies) * 0.99)] < 0.5, f"p99 move {latencies[-3]:.2f}s while 2,000 hoarded"
+        assert reader.problems == []
+        # Each hoarder holds up to 300 queued references to shared frames; far from 300 copies each.
+        assert after - connected < 150, f"RSS {before:.0f} -> {connected:.0f} -> {after:.0f} MB"
+        for raw in hoarders:
+            raw.drop()
+        await player.close()
+        await reader.close()
+    run(scenario(), timeout=120)
