@@ -5,12 +5,12 @@ import resource
 
 import pytest
 
+from e2e_server import ServerProcess
+
 # Crowd tests open thousands of sockets here and in the servers started from here.
 _soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 if _soft < _hard:
     resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
-
-from e2e_server import ServerProcess
 
 
 @pytest.fixture(scope="session")
