@@ -4,6 +4,9 @@
 /// What stays fixed while the search runs is not stored again: face-down cards never move,
 /// so pile p's face-down cards are always the first `hidden[p]` of its start, and stock and
 /// waste only lose cards, so they are the start's talon less those played.
+// Updates through the buffers are written `x[i] = x[i] op y`, never `x[i] op= y`: with
+// `-sanitize=thread`, Swift 6.3.1 emits invalid IR for a compound assignment through an
+// `UnsafeMutablePointer` subscript here ("Invalid bitcast"), and the build stops.
 struct SolverPosition: ~Copyable {
     static let pileCapacity = 64
     static let pileCount = 7
@@ -84,7 +87,7 @@ struct SolverPosition: ~Copyable {
             let pile = start.piles[p]
             for (i, card) in pile.enumerated() {
                 cards[p * Self.pileCapacity + i] = card
-                pileMask[p] |= 1 << UInt64(card)
+                pileMask[p] = pileMask[p] | (1 << UInt64(card))
             }
             count[p] = pile.count
             hidden[p] = start.hidden[p]
@@ -245,7 +248,7 @@ struct SolverPosition: ~Copyable {
     }
 
     @inline(__always) mutating func cover(_ pile: Int) {
-        hidden[pile] &+= 1
+        hidden[pile] = hidden[pile] &+ 1
         hiddenTotal &+= 1
     }
 
@@ -280,14 +283,14 @@ struct SolverPosition: ~Copyable {
         let n = count[pile]
         cards[pile &* Self.pileCapacity &+ n] = card
         count[pile] = n &+ 1
-        pileMask[pile] |= 1 << UInt64(card)
+        pileMask[pile] = pileMask[pile] | (1 << UInt64(card))
         setTop(pile)
     }
 
     @inline(__always) mutating func takeTop(_ pile: Int) {
         clearTop(pile)
-        count[pile] &-= 1
-        pileMask[pile] &= ~(1 << UInt64(card(pile, count[pile])))
+        count[pile] = count[pile] &- 1
+        pileMask[pile] = pileMask[pile] & (~(1 << UInt64(card(pile, count[pile]))))
         setTop(pile)
     }
 
@@ -303,8 +306,8 @@ struct SolverPosition: ~Copyable {
         }
         count[a] = na &- length
         count[b] = nb &+ length
-        pileMask[a] &= ~moved
-        pileMask[b] |= moved
+        pileMask[a] = pileMask[a] & (~moved)
+        pileMask[b] = pileMask[b] | (moved)
     }
 
     // Undo records: the move in the low 32 bits; above them, bit 0 a card was turned up,
@@ -326,7 +329,7 @@ struct SolverPosition: ~Copyable {
             info = bottomFlags << 8
             clearTop(p)
             count[p] = n &- 1
-            pileMask[p] &= ~(1 << UInt64(c))
+            pileMask[p] = pileMask[p] & (~(1 << UInt64(c)))
             goHome(c)
             if n == 1 { bottomFlags &= ~(1 << UInt64(p)) }
             info |= uncover(p)
@@ -376,8 +379,8 @@ struct SolverPosition: ~Copyable {
             clearTop(p)
             if info & 1 != 0 { cover(p) }
             cards[p &* Self.pileCapacity &+ count[p]] = c
-            count[p] &+= 1
-            pileMask[p] |= 1 << UInt64(c)
+            count[p] = count[p] &+ 1
+            pileMask[p] = pileMask[p] | (1 << UInt64(c))
             leaveHome(c)
             bottomFlags = info >> 8 & 127
             setTop(p)
