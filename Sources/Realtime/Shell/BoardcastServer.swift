@@ -66,6 +66,8 @@ public final class BoardcastServer {
     /// service thread; one worker per core but the service thread's.
     private let solvers = DispatchQueue(label: "boardcast-solve", attributes: .concurrent)
     private let solverSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// One thread at the lowest priority for the pool of proven seeds.
+    private let poolFiller = DispatchQueue(label: "boardcast-pool")
     private var keepalive: KeepaliveWheel
     private var ticker: DispatchSourceTimer?
     private var stopping = false
@@ -276,6 +278,17 @@ public final class BoardcastServer {
             let waker = lws.waker
             let slots = solverSlots
             let budget = hubConfig.solverBudget
+            if case .refill = job {
+                // Filling the pool is for later: it runs at the lowest priority, never taking a core
+                // from the service thread or from someone's hint.
+                poolFiller.async {
+                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+                    let result = SolverWork.run(job, budget: budget)
+                    inbox.withLock { $0.append(.solved(result)) }
+                    waker.wake()
+                }
+                return
+            }
             solvers.async {
                 slots.wait()
                 let result = SolverWork.run(job, budget: budget)

@@ -21,8 +21,8 @@ public struct LWSConfig: Sendable {
     public var limits = ConnectionIO.Limits()
     /// Connections accepted per loop iteration: a crowd is taken in bites, other games move between them.
     public var acceptsPerIteration = 64
-    /// Writes of a crowd's broadcast per loop iteration (about 10 ms of `send()`), with events between bites.
-    public var bulkWritesPerIteration = 2048
+    /// Writes of a crowd's broadcast per loop iteration (about 2.5 ms of `send()`), with events between bites.
+    public var bulkWritesPerIteration = 512
     /// A broadcast to more recipients than this is written in bites.
     public var bulkThreshold = 256
     /// lws reads at most this much per connection per wake-up, and allocates it per connection.
