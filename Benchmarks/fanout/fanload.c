@@ -98,6 +98,8 @@ typedef struct {
 static int opt_port = 0;
 static int opt_ports[MAX_PORTS];          /* --ports P1,P2,...: the player on P1, spectators round-robin */
 static int nports = 0;
+static int opt_player_port = 0;           /* --player-port P: players there, spectators over --ports only */
+static int player_port_ix = 0;
 static const char *opt_host = "127.0.0.1";
 static int opt_pids[MAX_PIDS];            /* --pid A,B,...: server processes, figures summed (and each) */
 static int npids = 0;
@@ -139,6 +141,7 @@ static int watch_mode = 0;
 static int32_t *recv_k; static int64_t *recv_t; static size_t recv_n = 0, recv_cap = 0;
 /* sockets each --pid process held once everyone had joined (0 when not counted) */
 static int pid_socks[MAX_PIDS];
+static int64_t pid_rss_ready[MAX_PIDS];
 static int complete_count = 0;
 static int merged_bad = 0;
 static int *open_order;           /* players first (their games need ids before anyone can watch) */
@@ -290,15 +293,19 @@ static int pid_socket_count(int pid) {
     return n;
 }
 
+/* once everyone has joined, before the moves: each process's sockets and RSS */
 static void count_pid_sockets(void) {
-    for (int i = 0; i < npids; i++) pid_socks[i] = pid_socket_count(opt_pids[i]);
+    for (int i = 0; i < npids; i++) {
+        pid_socks[i] = pid_socket_count(opt_pids[i]);
+        pid_rss_ready[i] = pid_rss_kb(opt_pids[i]);
+    }
 }
 
 /* "a:b:c" of per-process figures, for the RESULT lines */
 static const char *join_i64(const int64_t *v, int n, double scale, const char *fmt) {
-    static char bufs[4][256];
+    static char bufs[8][256];   /* one printf may use up to 8 of them */
     static int which = 0;
-    char *b = bufs[which++ & 3];
+    char *b = bufs[which++ & 7];
     size_t off = 0;
     b[0] = 0;
     for (int i = 0; i < n && off < 200; i++) {
@@ -1022,7 +1029,8 @@ static void run_phase(Phase *ph) {
            "deliveries=%llu seconds=%.3f span=%.3f dps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
            "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu unacked=%llu timed_out=%d "
            "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f "
-           "pids=%d pid_cpu_s=%s pid_cpu_ms=%s pid_rss_kb=%s pid_socks=%s parts_p99_ms=%s ok=%d\n",
+           "pids=%d pid_cpu_s=%s pid_cpu_ms=%s pid_rss_ready_kb=%s pid_rss_kb=%s pid_socks=%s parts_p99_ms=%s "
+           "t0=%lld.%06lld t1=%lld.%06lld ok=%d\n",
            ph->name, opt_label, opt_storage, opt_games, spectators, ph->moves, ph->burst ? "burst" : "paced",
            ph->burst ? ":window=" : ":rate=", ph->burst ? (double)ph->window : ph->rate,
            (unsigned long long)deliveries, secs, span, span > 0 ? deliveries / span : 0,
@@ -1030,8 +1038,9 @@ static void run_phase(Phase *ph) {
            (unsigned long long)(gaps + missing), (unsigned long long)reorders, (unsigned long long)errors,
            (unsigned long long)bad_acks, (unsigned long long)closes, (unsigned long long)unacked, timed_out,
            server_cpu, deliveries ? server_cpu / 100.0 * secs * 1e6 / (double)deliveries : 0, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu,
-           npids, join_i64(pcpu, npids, (double)hz, "%.2f"), join_i64(pns, npids, 1e6, "%.1f"), join_i64(prss64, npids, 1, "%.0f"), join_i64(psocks, npids, 1, "%.0f"),
-           parts_p99, ok);
+           npids, join_i64(pcpu, npids, (double)hz, "%.2f"), join_i64(pns, npids, 1e6, "%.1f"), join_i64(pid_rss_ready, npids, 1, "%.0f"), join_i64(prss64, npids, 1, "%.0f"), join_i64(psocks, npids, 1, "%.0f"),
+           parts_p99, (long long)(phase_t0 / 1000000000), (long long)(phase_t0 % 1000000000 / 1000),
+           (long long)(t1 / 1000000000), (long long)(t1 % 1000000000 / 1000), ok);
     fflush(stdout);
     total_gaps += missing;
     if (!watchers_ok) merged_bad = 1;   /* the exit status reports the watchers' problems too */
@@ -1555,7 +1564,8 @@ int main(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) usage();
         if (!strcmp(a, "--port")) opt_port = atoi(v);
-        else if (!strcmp(a, "--ports")) nports = split_ints(v, opt_ports, MAX_PORTS);
+        else if (!strcmp(a, "--ports")) nports = split_ints(v, opt_ports, MAX_PORTS - 1);
+        else if (!strcmp(a, "--player-port")) opt_player_port = atoi(v);
         else if (!strcmp(a, "--host")) opt_host = v;
         else if (!strcmp(a, "--pid")) npids = split_ints(v, opt_pids, MAX_PIDS);
         else if (!strcmp(a, "--src-base")) opt_src_base = atoi(v);
@@ -1590,7 +1600,9 @@ int main(int argc, char **argv) {
     }
     if (opt_port && !nports) { opt_ports[0] = opt_port; nports = 1; }
     if (!nports) usage();
-    for (int i = 0; i < nports; i++) if (opt_ports[i] <= 0 || opt_ports[i] > 65535) usage();
+    int nports_all = nports;
+    if (opt_player_port) { player_port_ix = nports; opt_ports[nports_all++] = opt_player_port; }
+    for (int i = 0; i < nports_all; i++) if (opt_ports[i] <= 0 || opt_ports[i] > 65535) usage();
     for (int i = 0; i < npids; i++) if (opt_pids[i] <= 0) usage();
     if (opt_src_base < 2 || opt_src_base > 250) die("--src-base must be 2..250");
     if (opt_timeout < 1 || opt_timeout > 1800) die("--timeout must be 1..1800 seconds");
@@ -1599,7 +1611,7 @@ int main(int argc, char **argv) {
     alarm((unsigned)opt_timeout);
     signal(SIGPIPE, SIG_IGN);
 
-    for (int i = 0; i < nports; i++) {
+    for (int i = 0; i < nports_all; i++) {
         struct sockaddr_in *sa = &server_addrs[i];
         memset(sa, 0, sizeof *sa);
         sa->sin_family = AF_INET;
@@ -1687,6 +1699,7 @@ int main(int argc, char **argv) {
         games[g].send_ns = calloc((size_t)total_moves + 2, sizeof(int64_t));
         conns[games[g].player].role = R_PLAYER;
         conns[games[g].player].game = g;
+        conns[games[g].player].port_ix = (uint8_t)player_port_ix;
         for (int s = 1; s <= opt_spectators; s++) {
             conns[games[g].player + s].role = R_SPECTATOR;
             conns[games[g].player + s].game = g;

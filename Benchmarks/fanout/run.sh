@@ -49,7 +49,7 @@ for a in "$@"; do
         --small) SMALL=1 ;;
         --keep) KEEP=1 ;;
         --floor) FLOOR=1 ;;
-        S1|S1M|S2|S3|S4|S5|S6|C1|C1R|C2) SCENARIOS+=("$a") ;;
+        S1|S1M|S2|S3|S4|S5|S6|C1|C1R|C1P|C2) SCENARIOS+=("$a") ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument $a (try --help)" >&2; exit 2 ;;
     esac
@@ -317,30 +317,33 @@ stop_cluster() {
 
 # cluster_fanload NAME LABEL ARGS...: one fanload run against the running nodes (ARGS name
 # their ports and pids); RESULT lines go to results.txt. FANOUT_PERF=1 profiles every node
-# and redis-server in one perf record, reported per process.
+# and redis-server, one perf record each (WORK/perf-LABEL-NAME-node-N.txt, -redis.txt).
 cluster_fanload() {
     local name=$1 label=$2
     shift 2
     local out=$WORK/fanload-$label-$name
-    local perf_pid="" pids
-    pids=$(IFS=,; echo "${NODE_PIDS[*]}${REDIS_PID:+,$REDIS_PID}")
+    local perf_pids=() perf_names=() p n=0 who
     if [ -n "${FANOUT_PERF:-}" ]; then
-        perf record -q -F 999 -g -p "$pids" -o "$WORK/perf-$label-$name.data" >/dev/null 2>&1 &
-        perf_pid=$!
+        for p in "${NODE_PIDS[@]}" $REDIS_PID; do
+            n=$((n + 1)); who=node-$n
+            [ "$p" = "$REDIS_PID" ] && who=redis
+            perf record -q -F 999 -g -k CLOCK_MONOTONIC -p "$p" -o "$WORK/perf-$label-$name-$who.data" >/dev/null 2>&1 &
+            perf_pids+=($!); perf_names+=("$who")
+        done
     fi
     "$WORK/fanload" --label "$label" --storage sqlite --timeout $FANLOAD_TIMEOUT "$@" >"$out.out" 2>"$out.err"
     local rc=$?
-    if [ -n "$perf_pid" ]; then
-        kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null
-        local p n=0
-        for p in ${pids//,/ }; do
-            n=$((n + 1))
-            local who="node-$n"
-            [ "$p" = "$REDIS_PID" ] && who=redis
-            perf report -i "$WORK/perf-$label-$name.data" --pid "$p" --stdio --no-children --sort dso,symbol 2>/dev/null \
-                | grep -E '^ +[0-9]' | head -40 >"$WORK/perf-$label-$name-$who.txt"
+    if [ ${#perf_pids[@]} -gt 0 ]; then
+        for p in "${perf_pids[@]}"; do kill -INT "$p" 2>/dev/null; done
+        for p in "${perf_pids[@]}"; do wait "$p" 2>/dev/null; done
+        # the moves only: the phase's start and end (t0, t1) are on the same clock (CLOCK_MONOTONIC)
+        local window
+        window=$(sed -n 's/^RESULT .* t0=\([0-9.]*\) t1=\([0-9.]*\) .*/\1,\2/p' "$out.out" | head -1)
+        for who in "${perf_names[@]}"; do
+            perf report -i "$WORK/perf-$label-$name-$who.data" ${window:+--time "$window"} --stdio --no-children \
+                --sort dso,symbol 2>/dev/null | grep -E '^ +[0-9]' | head -60 >"$WORK/perf-$label-$name-$who.txt"
         done
-        say "profiles: $WORK/perf-$label-$name-*.txt (perf report -i $WORK/perf-$label-$name.data --pid PID)"
+        say "profiles: $WORK/perf-$label-$name-{${perf_names[*]}}.txt"
     fi
     cat "$out.err" >&2
     grep '^RESULT ' "$out.out" | tee -a "$WORK/results.txt" >&2
@@ -480,6 +483,23 @@ if has C1R; then
             --spectators "$C1_SPECTATORS" --phase "C1R:paced:$C1_MOVES:$C_RATE" --settle-ms $C_SETTLE_MS; then PASSED=$((PASSED + 1))
         else fail_run "C1R: fanload exit $?"; fi
     else fail_run "C1R: a node or redis-server did not start"; fi
+    stop_cluster
+fi
+if has C1P; then
+    say "C1P: the owner's CPU per published diff: a player alone on one node (no Redis), then alone on node-1 of three, $C1_SPECTATORS spectators on node-2 and node-3"
+    if cluster_up C1P-one 1 none; then
+        if cluster_fanload C1P one-node --ports "$(ports_csv)" --pid "$(pids_csv)" --games 1 \
+            --spectators 0 --phase "C1P:paced:$C1_MOVES:$C_RATE" --settle-ms $C_SETTLE_MS; then PASSED=$((PASSED + 1))
+        else fail_run "C1P one node: fanload exit $?"; fi
+    else fail_run "C1P one node: the server did not start"; fi
+    stop_cluster
+    if cluster_up C1P-three 3 ports; then
+        say "nodes on ports $(ports_csv) (pids $(pids_csv), the last is redis-server on port $REDIS_PORT)"
+        if cluster_fanload C1P three-nodes --player-port "${NODE_PORTS[0]}" --ports "${NODE_PORTS[1]},${NODE_PORTS[2]}" \
+            --pid "$(pids_csv)" --games 1 --spectators "$C1_SPECTATORS" --phase "C1P:paced:$C1_MOVES:$C_RATE" \
+            --settle-ms $C_SETTLE_MS; then PASSED=$((PASSED + 1))
+        else fail_run "C1P three nodes: fanload exit $?"; fi
+    else fail_run "C1P three nodes: a node or redis-server did not start"; fi
     stop_cluster
 fi
 if has C2; then
@@ -686,6 +706,7 @@ END {
             m = val(P[j], S[j], "moves"); d = val(P[j], S[j], "deliveries"); np = val(P[j], S[j], "pids")
             cpu[j] = parts(val(P[j], S[j], "pid_cpu_ms"), 1000, "%.2f")
             rss[j] = parts(val(P[j], S[j], "pid_rss_kb"), 1024, "%.0f")
+            rss0[j] = parts(val(P[j], S[j], "pid_rss_ready_kb"), 1024, "%.0f")
             socks[j] = parts(val(P[j], S[j], "pid_socks"), 1, "%.0f")
             own[j] = "-"; non[j] = "-"; red[j] = "-"; pernode[j] = "-"
             if (m + 0 > 0 && np != "") {
@@ -705,11 +726,32 @@ END {
         line("node-2, node-3 CPU per move, ms (mean)", non[1], non[2], non[3])
         line("redis-server CPU per diff, us", red[1], red[2], red[3])
         line("node CPU us per delivery to its own members", pernode[1], pernode[2], pernode[3])
-        line("RSS MB per process", rss[1], rss[2], rss[3])
+        line("RSS MB per process, all joined (before the moves)", rss0[1], rss0[2], rss0[3])
+        line("RSS MB per process at the end", rss[1], rss[2], rss[3])
         line("sockets per process (clients + own)", socks[1], socks[2], socks[3])
         row("other CPU % (noise)", "other_cpu_pct", 1, "%.1f")
         a = totalus("C1", "one-node"); b = totalus("C1", "three-nodes")
         if (a != "" && b != "") printf "Redis adds %.2f us of server CPU per delivery (3 nodes + redis-server against 1 node)\n", b - a
+    }
+    if (val("C1P", "one-node", "moves") != "" || val("C1P", "three-nodes", "moves") != "") {
+        reuse = 0
+        printf "\n"
+        line("C1P figure (the player alone on node-1)", "1 node", "3 nodes + Redis")
+        m1 = val("C1P", "one-node", "moves"); m3 = val("C1P", "three-nodes", "moves")
+        a = (m1 + 0 > 0 && val("C1P", "one-node", "pid_cpu_ms") != "") ? pidcpu("C1P", "one-node", 1) * 1e6 / m1 : ""
+        b = (m3 + 0 > 0 && val("C1P", "three-nodes", "pid_cpu_ms") != "") ? pidcpu("C1P", "three-nodes", 1) * 1e6 / m3 : ""
+        line("remote members (spectators on node-2 and node-3)", "0", cell(val("C1P", "three-nodes", "spectators"), 1, "%.0f"))
+        line("node-1 CPU per move, us", cell(a, 1, "%.0f"), cell(b, 1, "%.0f"))
+        if (a != "" && b != "") printf "the owner spends %.0f us more per move when it publishes the diff (its CPU per published diff)\n", b - a
+        if (m3 + 0 > 0 && val("C1P", "three-nodes", "pids") == 4)
+            line("redis-server CPU per diff, us", "-", sprintf("%.0f", pidcpu("C1P", "three-nodes", 4) * 1e6 / m3))
+        d = val("C1P", "three-nodes", "deliveries")
+        if (d + 0 > 0) line("node-2, node-3 CPU us per delivery", "-", sprintf("%.2f / %.2f", pidcpu("C1P", "three-nodes", 2) * 1e6 / (d / 2), pidcpu("C1P", "three-nodes", 3) * 1e6 / (d / 2)))
+        line("latency p50 / p99 ms (node-2 and node-3 spectators)", "-",
+             sprintf("%.2f / %.2f", val("C1P", "three-nodes", "p50_ms"), val("C1P", "three-nodes", "p99_ms")))
+        line("loss / reordering", sprintf("%d / %d", val("C1P", "one-node", "loss"), val("C1P", "one-node", "reorder")),
+             sprintf("%d / %d", val("C1P", "three-nodes", "loss"), val("C1P", "three-nodes", "reorder")))
+        line("other CPU % (noise)", cell(val("C1P", "one-node", "other_cpu_pct"), 1, "%.1f"), cell(val("C1P", "three-nodes", "other_cpu_pct"), 1, "%.1f"))
     }
     if (val("C2", "three-nodes", "p99_ms") != "") {
         reuse = 0
@@ -726,6 +768,7 @@ END {
         c2("server CPU % of a core (nodes + redis-server)", "server_cpu_pct", 1, "%.1f")
         printf "%-50s %26s\n", "server CPU us per delivery (nodes + redis-server)", cell(totalus("C2", "three-nodes"), 1, "%.2f")
         printf "%-50s %26s\n", "CPU s per process (node-1 / 2 / 3 / redis)", parts(val("C2", "three-nodes", "pid_cpu_ms"), 1000, "%.2f")
+        printf "%-50s %26s\n", "RSS MB per process, all joined (before the moves)", parts(val("C2", "three-nodes", "pid_rss_ready_kb"), 1024, "%.0f")
         printf "%-50s %26s\n", "RSS MB per process at the end", parts(val("C2", "three-nodes", "pid_rss_kb"), 1024, "%.0f")
         printf "%-50s %26s\n", "sockets per process (clients + own)", parts(val("C2", "three-nodes", "pid_socks"), 1, "%.0f")
         c2("other CPU % (noise)", "other_cpu_pct", 1, "%.1f")
