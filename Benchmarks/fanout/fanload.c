@@ -22,6 +22,20 @@
  *           player of ANOTHER game, on its own thread and socket, makes a move every
  *           1/rate s from the crowd's first connect until --tail-ms after the last one joined;
  *           its ack latency, send to ack, is what is measured; every move must be acked)
+ *   watch:  --watch-file F --spectators N ...   (cluster scenario C2: several fanload processes
+ *           on one game, coordinated by files. The player's process, in fanout mode with
+ *           --game-file F, writes "GAME BASESEQ MOVES RATE" once its game exists, waits for the
+ *           --go-files (each watcher's --ready-file, written once its spectators joined), ends its
+ *           phase when the --done-files exist too (each watcher's, once every spectator has the
+ *           last diff), writes every move's send time to --send-times and merges the watchers'
+ *           --report files (figures and latencies) into its RESULT line. Processes on one
+ *           machine share CLOCK_MONOTONIC, so a watcher's receive time minus the player's send
+ *           time is the latency.)
+ * Several servers: --ports P1,P2,... (the player on P1, or on --player-port P; spectators
+ * round-robin over --ports) and --pid A,B,... (CPU and RSS summed, and each process's too:
+ * pid_cpu_ms from the scheduler's schedstat, pid_rss_kb, pid_socks = its sockets once everyone
+ * joined, which shows how --reuse-port spread the connections). --src-base B starts the source
+ * addresses at 127.0.0.B (processes on one destination take different ones).
  * Each finished phase prints one line starting with "RESULT " (key=value pairs);
  * --storage NAME only labels them (storage=NAME), for the runner's table.
  * Exit status: 0 clean, 1 loss/reordering/errors seen, 2 run failure, 3 hard time limit.
@@ -143,6 +157,7 @@ static int32_t *recv_k; static int64_t *recv_t; static size_t recv_n = 0, recv_c
 static int pid_socks[MAX_PIDS];
 static int64_t pid_rss_ready[MAX_PIDS];
 static int complete_count = 0;
+static int cur_moves = 0;                 /* moves of the phase running: its move k is seq base+target-moves+k */
 static int merged_bad = 0;
 static int *open_order;           /* players first (their games need ids before anyone can watch) */
 static int next_to_open = 0;      /* position in open_order; bounded in flight */
@@ -576,6 +591,37 @@ static void lat_push(uint32_t us) {
     lat_us[lat_n++] = us;
 }
 
+/* --trace in fanout and watch modes: per move, how many deliveries, their mean and max latency */
+static uint64_t *mv_n, *mv_sum_us; static uint32_t *mv_max_us; static int mv_cap = 0;
+
+static void trace_push(int64_t k, uint32_t us) {
+    if (!opt_trace || k < 1 || k >= mv_cap) return;
+    mv_n[k]++;
+    mv_sum_us[k] += us;
+    if (us > mv_max_us[k]) mv_max_us[k] = us;
+}
+
+static void trace_alloc(int moves) {
+    if (!opt_trace) return;
+    mv_cap = moves + 2;
+    mv_n = calloc((size_t)mv_cap, sizeof *mv_n);
+    mv_sum_us = calloc((size_t)mv_cap, sizeof *mv_sum_us);
+    mv_max_us = calloc((size_t)mv_cap, sizeof *mv_max_us);
+    if (!mv_n || !mv_sum_us || !mv_max_us) die("out of memory");
+}
+
+/* one line per move: when it was sent (ms after the first), deliveries, mean and max latency */
+static void trace_write(const int64_t *send_ns, int moves) {
+    if (!opt_trace) return;
+    FILE *tf = fopen(opt_trace, "w");
+    if (!tf) die("cannot write %s", opt_trace);
+    fprintf(tf, "# move sent_ms deliveries mean_ms max_ms\n");
+    for (int k = 1; k <= moves && k < mv_cap; k++)
+        fprintf(tf, "%d %.1f %llu %.2f %.2f\n", k, send_ns[k] && send_ns[1] ? (send_ns[k] - send_ns[1]) / 1e6 : -1.0,
+                (unsigned long long)mv_n[k], mv_n[k] ? mv_sum_us[k] / 1000.0 / (double)mv_n[k] : 0, mv_max_us[k] / 1000.0);
+    fclose(tf);
+}
+
 static void recv_push(int32_t k, int64_t t) {
     if (recv_n == recv_cap) {
         recv_cap = recv_cap ? recv_cap * 2 : (1u << 20);
@@ -617,6 +663,7 @@ static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
                 } else if (k >= 1 && k <= g->sent && g->send_ns[k]) {
                     int64_t d = t - g->send_ns[k];
                     lat_push(d > 0 ? (uint32_t)(d / 1000) : 0);
+                    trace_push(k - (g->target - cur_moves), d > 0 ? (uint32_t)(d / 1000) : 0);
                 }
             }
             if (watch_mode && !c->complete && c->last_seq >= g->base_seq + g->target) { c->complete = 1; complete_count++; }
@@ -915,6 +962,8 @@ static double pct_ms(double q) {
 
 static void run_phase(Phase *ph) {
     cur = ph;
+    cur_moves = ph->moves;
+    trace_alloc(ph->moves);
     lat_n = 0; deliveries = gaps = reorders = errors = bad_acks = closes = 0;
     first_send_ns = last_delivery_ns = 0;
     for (int g = 0; g < opt_games; g++) games[g].target = games[g].sent + ph->moves;
@@ -955,6 +1004,7 @@ static void run_phase(Phase *ph) {
     pids_cpu_ns(pns1);
     long prss[MAX_PIDS];
     for (int i = 0; i < npids; i++) prss[i] = pid_rss_kb(opt_pids[i]);
+    trace_write(games[0].send_ns + (games[0].target - ph->moves), ph->moves);
     if (opt_send_times) {   /* for the watcher processes: when each move was sent */
         char tmp[600];
         FILE *f = open_atomic(opt_send_times, tmp, sizeof tmp);
@@ -1441,6 +1491,7 @@ static int run_watch(void) {
                                            i, (long long)conns[i].last_seq, base);
     measuring = 1;
     watch_mode = 1;
+    trace_alloc(moves);
     if (opt_ready_file) touch_atomic(opt_ready_file);
 
     /* until every spectator has the last diff: time to be let go (the other processes join),
@@ -1488,7 +1539,9 @@ static int run_watch(void) {
         if (!s0) { unmatched++; continue; }
         int64_t d = recv_t[i] - s0;
         lat_push(d > 0 ? (uint32_t)(d / 1000) : 0);
+        trace_push(recv_k[i], d > 0 ? (uint32_t)(d / 1000) : 0);
     }
+    trace_write(send_ns, moves);
     if (unmatched) fprintf(stderr, "fanload: %s: %zu deliveries without a send time\n", opt_label, unmatched);
     qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
     int ok = !timed_out && !gaps && !reorders && !missing && !errors && !closes && !unmatched;
@@ -1518,10 +1571,13 @@ static int run_watch(void) {
 /* ---- main ---- */
 static void usage(void) {
     fprintf(stderr,
-        "usage: fanload --port P [--pid SERVER_PID] [--label NAME] [--timeout SEC]\n"
+        "usage: fanload --port P|--ports P1,P2,... [--pid SERVER_PID,...] [--label NAME] [--timeout SEC]\n"
         "         (--games G --spectators N --phase NAME:paced:MOVES:RATE|NAME:burst:MOVES:WINDOW ... [--record FILE]\n"
         "          | --idle N [--name PHASE]\n"
-        "          | --crowd N [--move-rate PER_S] [--tail-ms MS] [--trace FILE])\n"
+        "          | --crowd N [--move-rate PER_S] [--tail-ms MS] [--trace FILE]\n"
+        "          | --watch-file F --spectators N [--ready-file F] [--done-file F] [--send-times F] [--report F] [--phase-name NAME])\n"
+        "       [--ports P1,P2,... [--player-port P]] [--pid A,B,...] [--src-base B]\n"
+        "       [--game-file F --go-files F,... --done-files F,... --send-times F --merge F,...] [--trace FILE]\n"
         "       [--kind klondike|plane] [--settle-ms MS] [--inflight K] [--storage LABEL]\n");
     exit(2);
 }

@@ -2,7 +2,7 @@
 # Fan-out benchmark: Boardcast against a minimal Node `ws` server sending byte-identical
 # frames, driven by fanload (C, epoll) over loopback only.
 #
-#   Benchmarks/fanout/run.sh [--small] [--keep] [--floor] [S1 S1M S2 S3 S4 S5 S6]
+#   Benchmarks/fanout/run.sh [--small] [--keep] [--floor] [S1 S1M S2 S3 S4 S5 S6 C1 C1R C1P C2]
 #
 #   S1  one game, 10,000 spectators, 100 moves at 10/s, on the default SQLite storage (a
 #       fresh --data folder): latency p50/p99/max, deliveries/s, seq checked (no loss, no
@@ -20,8 +20,22 @@
 #   S6  crowd latency (SQLite): 15,000 spectators of one game arrive as fast as fanload
 #       opens them (500 handshakes in flight) while a player of another game moves every
 #       20 ms: its ack latency p50/p99/max, moves answered, time for the crowd to join
+#   Cluster on Redis (issue 12), Boardcast only, SQLite storage, run only when named; each
+#   starts its own redis-server on a free loopback port and stops it:
+#   C1  one game, 9,000 spectators (C1_SPECTATORS=N), 100 moves at 10/s from a player on
+#       node-1 (the owner): on ONE node without Redis, then on THREE nodes on Redis, each on
+#       its own port, spectators spread evenly (3,000 each): latency, deliveries/s, loss and
+#       reordering, CPU of every node and of redis-server per move and per delivery, RSS
+#   C1R C1 on three nodes sharing one port (--reuse-port): how evenly the kernel spreads
+#   C1P the owner's CPU per published diff: a player alone on one node, then alone on node-1
+#       of three with the 9,000 spectators on node-2 and node-3 only
+#   C2  45,000 spectators, 15,000 on each of three nodes (C2_PER_NODE=N), 100 moves at 10/s
+#       (C_RATE=R for another rate): one fanload process per node (each one's open files
+#       stay below 20,000); the player's process writes the game id and the moves' send
+#       times to files, the two others watch that game and report back (fanload --watch-file)
 #   With no scenario named: S1 S2 S3 S4 S5 S6.
-#   --small  S1 with 500 spectators, S5 at 100 and 380, S6 with a crowd of 300: the CI
+#   --small  S1 with 500 spectators, S5 at 100 and 380, S6 with a crowd of 300, and C2 with
+#            100 spectators per node and 20 moves when redis-server is installed: the CI
 #            smoke run of this harness (about 45 s)
 #   --keep   keep the work folder (logs, recorded frames, data folders) even when every run passed
 #   --floor  also run lws-floor.c (the same protocol subset in C on libwebsockets, no
@@ -35,7 +49,10 @@
 # Environment: BOARDCAST_SERVER=path skips the release build and runs that binary;
 # FANOUT_PERF=1 profiles the Boardcast server with `perf record -g` during each run
 # (implies --keep; the top symbols land in WORK/perf-boardcast-NAME.txt); FANOUT_TRACE=1
-# writes S6's every move (send time, ack latency) to WORK/trace-SERVER-S6.txt (implies --keep).
+# writes S6's every move (send time, ack latency) to WORK/trace-SERVER-S6.txt, and the cluster
+# runs' every move (deliveries, mean and max latency) to WORK/trace-*.txt (implies --keep);
+# with FANOUT_PERF=1 the cluster runs profile every node and redis-server (perf per process,
+# the moves only: WORK/perf-LABEL-NAME-node-N.txt, -redis.txt).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -86,7 +103,7 @@ C1_SPECTATORS=${C1_SPECTATORS:-9000}   # spread evenly over the three nodes (3,0
 C1_MOVES=100
 C2_PER_NODE=${C2_PER_NODE:-15000}      # one fanload process per node: 45,000 in all
 C2_MOVES=100
-C_RATE=10                              # moves per second, from a player on node 1 (the owner)
+C_RATE=${C_RATE:-10}                   # moves per second, from a player on node 1 (the owner)
 C_SETTLE_MS=1500                       # quiet time on the line before the moves start
 if [ "$SMALL" = 1 ]; then
     C2_PER_NODE=100
@@ -331,7 +348,9 @@ cluster_fanload() {
             perf_pids+=($!); perf_names+=("$who")
         done
     fi
-    "$WORK/fanload" --label "$label" --storage sqlite --timeout $FANLOAD_TIMEOUT "$@" >"$out.out" 2>"$out.err"
+    local trace=()
+    [ -n "${FANOUT_TRACE:-}" ] && trace=(--trace "$WORK/trace-$label-$name.txt")
+    "$WORK/fanload" --label "$label" --storage sqlite --timeout $FANLOAD_TIMEOUT "${trace[@]}" "$@" >"$out.out" 2>"$out.err"
     local rc=$?
     if [ ${#perf_pids[@]} -gt 0 ]; then
         for p in "${perf_pids[@]}"; do kill -INT "$p" 2>/dev/null; done
@@ -512,7 +531,9 @@ if has C2; then
         # creates (its id in $c2/game), then read the player's send times for their latencies
         watchers=()
         for n in 2 3; do
-            "$WORK/fanload" --label boardcast --storage sqlite --timeout $FANLOAD_TIMEOUT --ports "${NODE_PORTS[$((n - 1))]}" \
+            trace=()
+            [ -n "${FANOUT_TRACE:-}" ] && trace=(--trace "$WORK/trace-watch-C2-node-$n.txt")
+            "$WORK/fanload" "${trace[@]}" --label boardcast --storage sqlite --timeout $FANLOAD_TIMEOUT --ports "${NODE_PORTS[$((n - 1))]}" \
                 --pid "${NODE_PIDS[$((n - 1))]}" --src-base $((n * 20)) --watch-file "$c2/game" \
                 --spectators "$C2_PER_NODE" --ready-file "$c2/ready-$n" --done-file "$c2/done-$n" \
                 --send-times "$c2/send-times" --report "$c2/report-$n" --phase-name "C2-node-$n" --settle-ms $C_SETTLE_MS \
@@ -653,7 +674,7 @@ if has C1 || has C1R; then
     echo "    three nodes: spectators spread evenly over them (one port each; C1R: one shared port, --reuse-port)"
 fi
 has C2 && echo "C2: one game, $C2_PER_NODE spectators on each of three nodes (three fanload processes), $C2_MOVES moves at $C_RATE/s"
-awk -v c1n="$C1_SPECTATORS" '
+awk -v c1n="$C1_SPECTATORS" -v rate="$C_RATE" '
 function val(phase, server, key,    k) { k = phase SUBSEP server SUBSEP key; return (k in R) ? R[k] : "" }
 function part(list, i,    a, n) { n = split(list, a, ":"); return (i <= n) ? a[i] : "" }
 function parts(list, scale, fmt,    a, n, i, out) {
@@ -667,6 +688,11 @@ function line(label, a, b, c) {
     printf "%-50s %12s %26s", label, a, b
     if (reuse) printf " %26s", c
     printf "\n"
+}
+# seconds from the last move sent to the last diff received (moves paced at rate r: span - (moves - 1) / r)
+function drain(phase, server,    sp, m) {
+    sp = val(phase, server, "span"); m = val(phase, server, "moves")
+    return (sp == "" || m == "") ? "" : sp - (m - 1) / rate
 }
 function row(label, key, scale, fmt) {
     line(label, cell(val("C1", "one-node", key), scale, fmt), cell(val("C1", "three-nodes", key), scale, fmt),
@@ -695,6 +721,8 @@ END {
         row("latency max ms", "max_ms", 1, "%.2f")
         row("deliveries/s", "dps", 1, "%.0f")
         row("deliveries", "deliveries", 1, "%.0f")
+        line("last diff received, s after the last move was sent", cell(drain("C1", "one-node"), 1, "%.3f"),
+             cell(drain("C1", "three-nodes"), 1, "%.3f"), cell(drain("C1R", "reuse-port"), 1, "%.3f"))
         row("loss", "loss", 1, "%.0f")
         row("reordering", "reorder", 1, "%.0f")
         row("server CPU % of a core (nodes + redis-server)", "server_cpu_pct", 1, "%.1f")
@@ -763,6 +791,7 @@ END {
         printf "%-50s %26s\n", "latency p99 ms per process (node-1 / 2 / 3)", parts(val("C2", "three-nodes", "parts_p99_ms"), 1, "%.1f")
         c2("deliveries/s", "dps", 1, "%.0f")
         c2("deliveries", "deliveries", 1, "%.0f")
+        printf "%-50s %26s\n", "last diff received, s after the last move was sent", cell(drain("C2", "three-nodes"), 1, "%.3f")
         c2("loss", "loss", 1, "%.0f")
         c2("reordering", "reorder", 1, "%.0f")
         c2("server CPU % of a core (nodes + redis-server)", "server_cpu_pct", 1, "%.1f")
