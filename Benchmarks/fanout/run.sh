@@ -119,12 +119,15 @@ REDIS_PID=""            # a cluster scenario's redis-server, and its nodes
 REDIS_PORT=""
 NODE_PIDS=()
 NODE_PORTS=()
+watchers=()             # C2's watching fanload processes
 PASSED=0
 FAILED=0
 FAILURES=()
 
 cleanup() {
     local rc=$?
+    local w
+    for w in "${watchers[@]}"; do kill -TERM "$w" 2>/dev/null; done
     stop_server
     stop_cluster
     if [ "$KEEP" = 1 ] || [ "$FAILED" -gt 0 ] || [ $rc -ne 0 ]; then
@@ -554,6 +557,7 @@ if has C2; then
             grep '^RESULT ' "$WORK/fanload-watch-C2-node-$n.out" | tee -a "$WORK/results.txt" >&2
             [ $wrc -ne 0 ] && [ $rc -eq 0 ] && rc=$wrc
         done
+        watchers=()
         if [ $rc -eq 0 ]; then PASSED=$((PASSED + 1)); else fail_run "C2: a fanload process exited $rc"; fi
     else fail_run "C2: a node or redis-server did not start"; fi
     stop_cluster
