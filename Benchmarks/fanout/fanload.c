@@ -22,12 +22,27 @@
  *           player of ANOTHER game, on its own thread and socket, makes a move every
  *           1/rate s from the crowd's first connect until --tail-ms after the last one joined;
  *           its ack latency, send to ack, is what is measured; every move must be acked)
+ *   watch:  --watch-file F --spectators N ...   (cluster scenario C2: several fanload processes
+ *           on one game, coordinated by files. The player's process, in fanout mode with
+ *           --game-file F, writes "GAME BASESEQ MOVES RATE" once its game exists, waits for the
+ *           --go-files (each watcher's --ready-file, written once its spectators joined), ends its
+ *           phase when the --done-files exist too (each watcher's, once every spectator has the
+ *           last diff), writes every move's send time to --send-times and merges the watchers'
+ *           --report files (figures and latencies) into its RESULT line. Processes on one
+ *           machine share CLOCK_MONOTONIC, so a watcher's receive time minus the player's send
+ *           time is the latency.)
+ * Several servers: --ports P1,P2,... (the player on P1, or on --player-port P; spectators
+ * round-robin over --ports) and --pid A,B,... (CPU and RSS summed, and each process's too:
+ * pid_cpu_ms from the scheduler's schedstat, pid_rss_kb, pid_socks = its sockets once everyone
+ * joined, which shows how --reuse-port spread the connections). --src-base B starts the source
+ * addresses at 127.0.0.B (processes on one destination take different ones).
  * Each finished phase prints one line starting with "RESULT " (key=value pairs);
  * --storage NAME only labels them (storage=NAME), for the runner's table.
  * Exit status: 0 clean, 1 loss/reordering/errors seen, 2 run failure, 3 hard time limit.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -54,6 +69,9 @@
 #define MAX_CONNS 19000          /* below the 20,000 open-file hard limit of this machine */
 #define CONNS_PER_SOURCE_IP 10000 /* ephemeral ports per source address stay far from exhaustion */
 #define MAX_PHASES 8
+#define MAX_PORTS 8
+#define MAX_PIDS 8
+#define MAX_FILES 8
 #define GBUF_SIZE (4u << 20)
 #define RECV_CHUNK (256u << 10)
 
@@ -63,6 +81,8 @@ enum { R_PLAYER, R_SPECTATOR, R_IDLE };
 typedef struct {
     int fd;
     uint8_t state, role, joined, want_out;
+    uint8_t port_ix;                      /* which of --ports it connects to */
+    uint8_t complete;                     /* watcher mode: it has the last move's diff */
     int game;
     int64_t last_seq;
     uint8_t *rbuf; uint32_t rlen, rcap;   /* bytes of an incomplete frame (or handshake) */
@@ -90,8 +110,23 @@ typedef struct {
 
 /* ---- configuration ---- */
 static int opt_port = 0;
+static int opt_ports[MAX_PORTS];          /* --ports P1,P2,...: the player on P1, spectators round-robin */
+static int nports = 0;
+static int opt_player_port = 0;           /* --player-port P: players there, spectators over --ports only */
+static int player_port_ix = 0;
 static const char *opt_host = "127.0.0.1";
-static int opt_pid = 0;
+static int opt_pids[MAX_PIDS];            /* --pid A,B,...: server processes, figures summed (and each) */
+static int npids = 0;
+static int opt_src_base = 2;              /* sources 127.0.0.B, B+1, ... */
+/* several fanload processes on one game (cluster scenario C2), coordinated by files */
+static const char *opt_game_file = NULL;  /* player side: "GAME BASESEQ MOVES RATE", written once created */
+static const char *opt_go_files[MAX_FILES]; static int ngo_files = 0;     /* wait for these before moving */
+static const char *opt_done_files[MAX_FILES]; static int ndone_files = 0; /* the phase ends once they exist too */
+static const char *opt_merge_files[MAX_FILES]; static int nmerge_files = 0; /* watchers' reports to merge */
+static const char *opt_send_times = NULL; /* player writes, watchers read: move k's send time */
+static const char *opt_watch_file = NULL; /* watcher mode: join the game named in this file */
+static const char *opt_ready_file = NULL, *opt_done_file = NULL, *opt_report = NULL;
+static const char *opt_phase_name = "watch";
 static int opt_games = 1, opt_spectators = 0, opt_idle = 0, opt_crowd = 0;
 static double opt_move_rate = 50;
 static int opt_tail_ms = 1000;
@@ -113,7 +148,17 @@ static int nconns = 0;
 static Game *games;
 static int epfd;
 static uint8_t *gbuf;
-static struct sockaddr_in server_addr;
+static struct sockaddr_in server_addrs[MAX_PORTS];
+static int watch_mode = 0;
+/* watcher mode: every measured delivery's move number and receive time, for latencies once the
+   player's send times are known */
+static int32_t *recv_k; static int64_t *recv_t; static size_t recv_n = 0, recv_cap = 0;
+/* sockets each --pid process held once everyone had joined (0 when not counted) */
+static int pid_socks[MAX_PIDS];
+static int64_t pid_rss_ready[MAX_PIDS];
+static int complete_count = 0;
+static int cur_moves = 0;                 /* moves of the phase running: its move k is seq base+target-moves+k */
+static int merged_bad = 0;
 static int *open_order;           /* players first (their games need ids before anyone can watch) */
 static int next_to_open = 0;      /* position in open_order; bounded in flight */
 static int open_limit = 1 << 30;  /* positions of open_order that may be opened so far */
@@ -163,11 +208,10 @@ static uint32_t rng(void) {
 }
 
 /* ---- server process figures from /proc ---- */
-/* utime+stime of the server in clock ticks, or -1 when unknown. */
-static int64_t proc_cpu_ticks(void) {
-    if (!opt_pid) return -1;
+/* utime+stime of one process in clock ticks, or -1 when unknown. */
+static int64_t pid_cpu_ticks(int pid) {
     char path[64], buf[2048];
-    snprintf(path, sizeof path, "/proc/%d/stat", opt_pid);
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -181,10 +225,54 @@ static int64_t proc_cpu_ticks(void) {
     return (int64_t)(ut + st);
 }
 
-static long proc_rss_kb(void) {
-    if (!opt_pid) return 0;
+/* utime+stime of every --pid process together, or -1 when unknown. */
+static int64_t proc_cpu_ticks(void) {
+    if (!npids) return -1;
+    int64_t sum = 0;
+    for (int i = 0; i < npids; i++) {
+        int64_t t = pid_cpu_ticks(opt_pids[i]);
+        if (t < 0) return -1;
+        sum += t;
+    }
+    return sum;
+}
+
+/* each --pid process's ticks into v (-1 when unknown) */
+static void pids_cpu_ticks(int64_t *v) {
+    for (int i = 0; i < npids; i++) v[i] = pid_cpu_ticks(opt_pids[i]);
+}
+
+/* CPU time of one process in ns, summed over its threads from /proc/PID/task/TID/schedstat
+   (the scheduler's own count, not sampled at clock ticks: small figures, such as
+   redis-server's, stay exact); -1 when unknown. A thread that ends meanwhile takes its time with it. */
+static int64_t pid_cpu_ns(int pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int64_t sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char sp[340];
+        snprintf(sp, sizeof sp, "%s/%s/schedstat", path, e->d_name);
+        FILE *f = fopen(sp, "r");
+        if (!f) continue;
+        unsigned long long ns = 0;
+        if (fscanf(f, "%llu", &ns) == 1) sum += (int64_t)ns;
+        fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
+static void pids_cpu_ns(int64_t *v) {
+    for (int i = 0; i < npids; i++) v[i] = pid_cpu_ns(opt_pids[i]);
+}
+
+static long pid_rss_kb(int pid) {
     char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", opt_pid);
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     long kb = 0;
@@ -192,6 +280,55 @@ static long proc_rss_kb(void) {
         if (!strncmp(line, "VmRSS:", 6)) { kb = strtol(line + 6, NULL, 10); break; }
     fclose(f);
     return kb;
+}
+
+/* VmRSS of every --pid process together */
+static long proc_rss_kb(void) {
+    long kb = 0;
+    for (int i = 0; i < npids; i++) kb += pid_rss_kb(opt_pids[i]);
+    return kb;
+}
+
+/* Sockets a process holds (its fds that are sockets): how evenly --reuse-port spread connections. */
+static int pid_socket_count(int pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char fdpath[320], target[64];
+        snprintf(fdpath, sizeof fdpath, "%s/%s", path, e->d_name);
+        ssize_t l = readlink(fdpath, target, sizeof target - 1);
+        if (l > 7 && !memcmp(target, "socket:", 7)) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* once everyone has joined, before the moves: each process's sockets and RSS */
+static void count_pid_sockets(void) {
+    for (int i = 0; i < npids; i++) {
+        pid_socks[i] = pid_socket_count(opt_pids[i]);
+        pid_rss_ready[i] = pid_rss_kb(opt_pids[i]);
+    }
+}
+
+/* "a:b:c" of per-process figures, for the RESULT lines */
+static const char *join_i64(const int64_t *v, int n, double scale, const char *fmt) {
+    static char bufs[8][256];   /* one printf may use up to 8 of them */
+    static int which = 0;
+    char *b = bufs[which++ & 7];
+    size_t off = 0;
+    b[0] = 0;
+    for (int i = 0; i < n && off < 200; i++) {
+        if (i) b[off++] = ':';
+        off += (size_t)snprintf(b + off, 256 - off, fmt, (double)v[i] / scale);
+    }
+    if (!n) snprintf(b, 256, "-");
+    return b;
 }
 
 /* Busy time of the whole machine (all cores), to see when other work competes with the run. */
@@ -318,18 +455,20 @@ static void start_connect(int i) {
     if (fd < 0) die("socket: %s (raise ulimit -n)", strerror(errno));
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    /* Spread sources over 127.0.0.2, .3, ...: the port is picked at connect() time, per
-       (source, destination) pair, so thousands of sockets never run out of ephemeral ports. */
+    /* Spread sources over 127.0.0.2, .3, ... (--src-base): the port is picked at connect()
+       time, per (source, destination) pair, so thousands of sockets never run out of ephemeral
+       ports. Several fanload processes on one destination take different --src-base. */
     setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
     struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = 0 };
-    src.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t)(2 + i / CONNS_PER_SOURCE_IP));
-    if (bind(fd, (struct sockaddr *)&src, sizeof src) < 0) die("bind 127.0.0.%d: %s", 2 + i / CONNS_PER_SOURCE_IP, strerror(errno));
+    int octet = opt_src_base + i / CONNS_PER_SOURCE_IP;
+    src.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t)octet);
+    if (bind(fd, (struct sockaddr *)&src, sizeof src) < 0) die("bind 127.0.0.%d: %s", octet, strerror(errno));
     c->fd = fd;
     c->state = C_CONNECTING;
     c->last_seq = -1;
     struct epoll_event e = { .events = EPOLLOUT, .data.u32 = (uint32_t)i };
     if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) < 0) die("epoll_ctl ADD: %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&server_addr, sizeof server_addr) < 0 && errno != EINPROGRESS)
+    if (connect(fd, (struct sockaddr *)&server_addrs[c->port_ix], sizeof server_addrs[0]) < 0 && errno != EINPROGRESS)
         die("connect: %s", strerror(errno));
     inflight++;
 }
@@ -359,7 +498,7 @@ static void on_connected(Conn *c) {
     int n = snprintf(req, sizeof req,
         "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-        path, opt_host, opt_port);
+        path, opt_host, opt_ports[c->port_ix]);
     c->state = C_HANDSHAKE;
     set_events(c, EPOLLIN);
     conn_write(c, req, (size_t)n);
@@ -452,6 +591,48 @@ static void lat_push(uint32_t us) {
     lat_us[lat_n++] = us;
 }
 
+/* --trace in fanout and watch modes: per move, how many deliveries, their mean and max latency */
+static uint64_t *mv_n, *mv_sum_us; static uint32_t *mv_max_us; static int mv_cap = 0;
+
+static void trace_push(int64_t k, uint32_t us) {
+    if (!opt_trace || k < 1 || k >= mv_cap) return;
+    mv_n[k]++;
+    mv_sum_us[k] += us;
+    if (us > mv_max_us[k]) mv_max_us[k] = us;
+}
+
+static void trace_alloc(int moves) {
+    if (!opt_trace) return;
+    mv_cap = moves + 2;
+    mv_n = calloc((size_t)mv_cap, sizeof *mv_n);
+    mv_sum_us = calloc((size_t)mv_cap, sizeof *mv_sum_us);
+    mv_max_us = calloc((size_t)mv_cap, sizeof *mv_max_us);
+    if (!mv_n || !mv_sum_us || !mv_max_us) die("out of memory");
+}
+
+/* one line per move: when it was sent (ms after the first), deliveries, mean and max latency */
+static void trace_write(const int64_t *send_ns, int moves) {
+    if (!opt_trace) return;
+    FILE *tf = fopen(opt_trace, "w");
+    if (!tf) die("cannot write %s", opt_trace);
+    fprintf(tf, "# move sent_ms deliveries mean_ms max_ms\n");
+    for (int k = 1; k <= moves && k < mv_cap; k++)
+        fprintf(tf, "%d %.1f %llu %.2f %.2f\n", k, send_ns[k] && send_ns[1] ? (send_ns[k] - send_ns[1]) / 1e6 : -1.0,
+                (unsigned long long)mv_n[k], mv_n[k] ? mv_sum_us[k] / 1000.0 / (double)mv_n[k] : 0, mv_max_us[k] / 1000.0);
+    fclose(tf);
+}
+
+static void recv_push(int32_t k, int64_t t) {
+    if (recv_n == recv_cap) {
+        recv_cap = recv_cap ? recv_cap * 2 : (1u << 20);
+        recv_k = realloc(recv_k, recv_cap * sizeof *recv_k);
+        recv_t = realloc(recv_t, recv_cap * sizeof *recv_t);
+        if (!recv_k || !recv_t) die("out of memory");
+    }
+    recv_k[recv_n] = k;
+    recv_t[recv_n++] = t;
+}
+
 static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
     Top m;
     int ci = (int)(c - conns);
@@ -476,11 +657,16 @@ static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
             if (measuring) {
                 deliveries++;
                 last_delivery_ns = t;
-                if (k >= 1 && k <= g->sent && g->send_ns[k]) {
+                if (watch_mode) {
+                    /* the sender is another process: latencies once its send times are read */
+                    if (k >= 1 && k <= g->target) recv_push((int32_t)k, t);
+                } else if (k >= 1 && k <= g->sent && g->send_ns[k]) {
                     int64_t d = t - g->send_ns[k];
                     lat_push(d > 0 ? (uint32_t)(d / 1000) : 0);
+                    trace_push(k - (g->target - cur_moves), d > 0 ? (uint32_t)(d / 1000) : 0);
                 }
             }
+            if (watch_mode && !c->complete && c->last_seq >= g->base_seq + g->target) { c->complete = 1; complete_count++; }
             if (record_fp && ci == games[0].player + 1) record_frame("diff", p, n);
         }
     } else if (span_is(m.type, "ack")) {
@@ -707,6 +893,51 @@ static void burst_tick(int64_t t) {
     }
 }
 
+/* ---- files that coordinate several fanload processes on one game (C2) ---- */
+static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+static int all_exist(const char **paths, int n) {
+    for (int i = 0; i < n; i++) if (!file_exists(paths[i])) return 0;
+    return 1;
+}
+
+/* Written under another name, then renamed: a reader never sees half a file. */
+static FILE *open_atomic(const char *path, char *tmp, size_t n) {
+    snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) die("cannot write %s: %s", tmp, strerror(errno));
+    return f;
+}
+
+static void close_atomic(FILE *f, const char *tmp, const char *path) {
+    if (fclose(f) != 0 || rename(tmp, path) != 0) die("cannot write %s: %s", path, strerror(errno));
+}
+
+static void touch_atomic(const char *path) {
+    char tmp[600];
+    FILE *f = open_atomic(path, tmp, sizeof tmp);
+    fprintf(f, "%d\n", (int)getpid());
+    close_atomic(f, tmp, path);
+}
+
+/* Waits (serving its sockets) until every file exists; dies after `seconds`. */
+static void wait_for_files(const char **paths, int n, double seconds, const char *what) {
+    int64_t deadline = now_ns() + (int64_t)(seconds * 1e9);
+    while (!all_exist(paths, n)) {
+        if (now_ns() > deadline) die("timed out after %.0f s %s", seconds, what);
+        poll_once(20);
+    }
+}
+
+/* What a watcher process tells the player's process at the end: its figures, then its
+   latencies (uint32 microseconds), merged into the one RESULT line of the phase. */
+typedef struct {
+    unsigned long long deliveries, lat_n, loss, reorder, errors, closes;
+    int spectators, open, timed_out, ok;
+    long long last_delivery_ns;
+    double gen_cpu_s, p99_ms;
+} Report;
+
 static int phase_done(void) {
     for (int g = 0; g < opt_games; g++)
         if (games[g].acked < games[g].target) return 0;
@@ -714,7 +945,8 @@ static int phase_done(void) {
         Conn *c = &conns[i];
         if (c->role == R_SPECTATOR && c->state == C_OPEN && c->last_seq < games[c->game].base_seq + games[c->game].target) return 0;
     }
-    return 1;
+    /* and the other processes' spectators have every diff too */
+    return all_exist(opt_done_files, ndone_files);
 }
 
 static int cmp_u32(const void *a, const void *b) {
@@ -730,11 +962,16 @@ static double pct_ms(double q) {
 
 static void run_phase(Phase *ph) {
     cur = ph;
+    cur_moves = ph->moves;
+    trace_alloc(ph->moves);
     lat_n = 0; deliveries = gaps = reorders = errors = bad_acks = closes = 0;
     first_send_ns = last_delivery_ns = 0;
     for (int g = 0; g < opt_games; g++) games[g].target = games[g].sent + ph->moves;
     int64_t cpu0 = proc_cpu_ticks(), busy0 = machine_busy_ticks();
     double self0 = self_cpu_s();
+    int64_t pcpu0[MAX_PIDS], pns0[MAX_PIDS];
+    pids_cpu_ticks(pcpu0);
+    pids_cpu_ns(pns0);
     measuring = 1;
     phase_t0 = now_ns();
     double limit;
@@ -762,6 +999,18 @@ static void run_phase(Phase *ph) {
     next_timer_ns = 0;
     int64_t cpu1 = proc_cpu_ticks(), busy1 = machine_busy_ticks();
     double self1 = self_cpu_s();
+    int64_t pcpu1[MAX_PIDS], pns1[MAX_PIDS];
+    pids_cpu_ticks(pcpu1);
+    pids_cpu_ns(pns1);
+    long prss[MAX_PIDS];
+    for (int i = 0; i < npids; i++) prss[i] = pid_rss_kb(opt_pids[i]);
+    trace_write(games[0].send_ns + (games[0].target - ph->moves), ph->moves);
+    if (opt_send_times) {   /* for the watcher processes: when each move was sent */
+        char tmp[600];
+        FILE *f = open_atomic(opt_send_times, tmp, sizeof tmp);
+        for (int k = 1; k <= games[0].sent; k++) fprintf(f, "%d %lld\n", k, (long long)games[0].send_ns[k]);
+        close_atomic(f, tmp, opt_send_times);
+    }
     /* whatever a spectator has not received by the end is lost */
     uint64_t missing = 0;
     int spect_open = 0;
@@ -775,28 +1024,77 @@ static void run_phase(Phase *ph) {
     uint64_t unacked = 0;
     for (int g = 0; g < opt_games; g++) unacked += (uint64_t)(games[g].target - games[g].acked);
     double secs = (t1 - phase_t0) / 1e9;
+    int spectators = opt_games * opt_spectators;
+    /* the watcher processes' figures (C2): merged into this line */
+    char parts_p99[256] = "-";
+    double watchers_gen_s = 0;
+    int watchers_ok = 1;
+    if (nmerge_files) {
+        qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
+        size_t off = (size_t)snprintf(parts_p99, sizeof parts_p99, "%.3f", pct_ms(0.99));
+        wait_for_files(opt_merge_files, nmerge_files, 120, "waiting for the watcher processes' reports");
+        for (int i = 0; i < nmerge_files; i++) {
+            FILE *f = fopen(opt_merge_files[i], "r");
+            Report r;
+            if (!f || fscanf(f, "deliveries=%llu lat_n=%llu loss=%llu reorder=%llu errors=%llu closes=%llu spectators=%d "
+                                "open=%d last_delivery_ns=%lld gen_cpu_s=%lf p99_ms=%lf timed_out=%d ok=%d\n",
+                             &r.deliveries, &r.lat_n, &r.loss, &r.reorder, &r.errors, &r.closes, &r.spectators, &r.open,
+                             &r.last_delivery_ns, &r.gen_cpu_s, &r.p99_ms, &r.timed_out, &r.ok) != 13)
+                die("unreadable report %s", opt_merge_files[i]);
+            for (unsigned long long j = 0; j < r.lat_n; j++) {
+                uint32_t us;
+                if (fread(&us, sizeof us, 1, f) != 1) die("short report %s", opt_merge_files[i]);
+                lat_push(us);
+            }
+            fclose(f);
+            deliveries += r.deliveries;
+            missing += r.loss;
+            reorders += r.reorder;
+            errors += r.errors;
+            closes += r.closes;
+            spectators += r.spectators;
+            spect_open += r.open;
+            if (r.last_delivery_ns > last_delivery_ns) last_delivery_ns = r.last_delivery_ns;
+            watchers_gen_s += r.gen_cpu_s;
+            if (!r.ok || r.timed_out) watchers_ok = 0;
+            off += (size_t)snprintf(parts_p99 + off, sizeof parts_p99 - off, ":%.3f", r.p99_ms);
+        }
+    }
     /* Throughput window: from the first move sent to the last diff received. */
     double span = last_delivery_ns > first_send_ns ? (last_delivery_ns - first_send_ns) / 1e9 : secs;
     qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
     long hz = sysconf(_SC_CLK_TCK);
     double server_cpu = cpu0 >= 0 && cpu1 >= 0 ? 100.0 * (double)(cpu1 - cpu0) / (double)hz / secs : 0;
-    double gen_cpu = 100.0 * (self1 - self0) / secs;
+    double gen_cpu = 100.0 * (self1 - self0 + watchers_gen_s) / secs;
     double other_cpu = 100.0 * (double)(busy1 - busy0) / (double)hz / secs - server_cpu - gen_cpu;
-    int ok = !timed_out && !gaps && !reorders && !missing && !errors && !bad_acks && !closes && !unacked;
+    int64_t pcpu[MAX_PIDS], pns[MAX_PIDS], prss64[MAX_PIDS], psocks[MAX_PIDS];
+    for (int i = 0; i < npids; i++) {
+        pcpu[i] = pcpu0[i] >= 0 && pcpu1[i] >= 0 ? pcpu1[i] - pcpu0[i] : 0;
+        pns[i] = pns0[i] >= 0 && pns1[i] >= 0 ? pns1[i] - pns0[i] : 0;
+        prss64[i] = prss[i];
+        psocks[i] = pid_socks[i];
+    }
+    int ok = !timed_out && !gaps && !reorders && !missing && !errors && !bad_acks && !closes && !unacked && watchers_ok;
     printf("RESULT phase=%s server=%s storage=%s games=%d spectators=%d moves=%d mode=%s%s%g "
            "deliveries=%llu seconds=%.3f span=%.3f dps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
            "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu unacked=%llu timed_out=%d "
-           "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f ok=%d\n",
-           ph->name, opt_label, opt_storage, opt_games, opt_spectators, ph->moves, ph->burst ? "burst" : "paced",
+           "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f "
+           "pids=%d pid_cpu_s=%s pid_cpu_ms=%s pid_rss_ready_kb=%s pid_rss_kb=%s pid_socks=%s parts_p99_ms=%s "
+           "t0=%lld.%06lld t1=%lld.%06lld ok=%d\n",
+           ph->name, opt_label, opt_storage, opt_games, spectators, ph->moves, ph->burst ? "burst" : "paced",
            ph->burst ? ":window=" : ":rate=", ph->burst ? (double)ph->window : ph->rate,
            (unsigned long long)deliveries, secs, span, span > 0 ? deliveries / span : 0,
            pct_ms(0.50), pct_ms(0.99), lat_n ? lat_us[lat_n - 1] / 1000.0 : 0,
            (unsigned long long)(gaps + missing), (unsigned long long)reorders, (unsigned long long)errors,
            (unsigned long long)bad_acks, (unsigned long long)closes, (unsigned long long)unacked, timed_out,
-           server_cpu, deliveries ? server_cpu / 100.0 * secs * 1e6 / (double)deliveries : 0, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu, ok);
+           server_cpu, deliveries ? server_cpu / 100.0 * secs * 1e6 / (double)deliveries : 0, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu,
+           npids, join_i64(pcpu, npids, (double)hz, "%.2f"), join_i64(pns, npids, 1e6, "%.1f"), join_i64(pid_rss_ready, npids, 1, "%.0f"), join_i64(prss64, npids, 1, "%.0f"), join_i64(psocks, npids, 1, "%.0f"),
+           parts_p99, (long long)(phase_t0 / 1000000000), (long long)(phase_t0 % 1000000000 / 1000),
+           (long long)(t1 / 1000000000), (long long)(t1 % 1000000000 / 1000), ok);
     fflush(stdout);
     total_gaps += missing;
-    if (spect_open < opt_games * opt_spectators) fprintf(stderr, "fanload: %d spectators still open of %d\n", spect_open, opt_games * opt_spectators);
+    if (!watchers_ok) merged_bad = 1;   /* the exit status reports the watchers' problems too */
+    if (spect_open < spectators) fprintf(stderr, "fanload: %d spectators still open of %d\n", spect_open, spectators);
 }
 
 /* ---- crowd: a crowd arrives while a player of another game moves ---- */
@@ -952,11 +1250,11 @@ static void *mover_main(void *arg) {
     if (mover.fd < 0) { mover_fail("socket: %s", strerror(errno)); return NULL; }
     int one = 1;
     setsockopt(mover.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(mover.fd, (struct sockaddr *)&server_addr, sizeof server_addr) < 0) { mover_fail("connect: %s", strerror(errno)); return NULL; }
+    if (connect(mover.fd, (struct sockaddr *)&server_addrs[0], sizeof server_addrs[0]) < 0) { mover_fail("connect: %s", strerror(errno)); return NULL; }
     char req[512];
     int n = snprintf(req, sizeof req,
         "GET /ws HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", opt_host, opt_port);
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", opt_host, opt_ports[0]);
     if (mover_send_all(req, (size_t)n) < 0) { mover_fail("send: %s", strerror(errno)); return NULL; }
     int64_t deadline = now_ns() + 30000000000LL;
     for (;;) {
@@ -1043,6 +1341,7 @@ static int run_crowd(void) {
     conns[0].role = R_PLAYER;
     for (int i = 0; i < nconns; i++) {
         if (i) conns[i].role = R_SPECTATOR;
+        if (i) conns[i].port_ix = (uint8_t)((i - 1) % nports);
         conns[i].game = 0;
         open_order[i] = i;
     }
@@ -1151,15 +1450,155 @@ static int run_crowd(void) {
     return ok ? 0 : 1;
 }
 
+/* ---- watch: spectators of a game another fanload process plays (C2) ---- */
+/* The player's process writes the game file once the game exists; this process opens its
+   spectators, says it is ready, counts and checks every diff up to the last move's, says it is
+   done, then reads the player's send times (both processes read the same CLOCK_MONOTONIC) for
+   the latencies, and leaves a report that the player's process merges into the phase's line. */
+static int run_watch(void) {
+    const char *gf[1] = { opt_watch_file };
+    wait_for_files(gf, 1, 180, "waiting for the game file");
+    FILE *f = fopen(opt_watch_file, "r");
+    char id[72];
+    long long base;
+    int moves;
+    double rate;
+    if (!f || fscanf(f, "%71s %lld %d %lf", id, &base, &moves, &rate) != 4) die("unreadable game file %s", opt_watch_file);
+    fclose(f);
+    if (moves < 1 || moves > 100000 || rate <= 0) die("bad game file %s", opt_watch_file);
+    Game *g = &games[0];
+    snprintf(g->id, sizeof g->id, "%s", id);
+    g->created = 1;
+    g->player = -1;
+    g->base_seq = base;
+    g->target = moves;
+    for (int i = 0; i < nconns; i++) {
+        conns[i].role = R_SPECTATOR;
+        conns[i].game = 0;
+        conns[i].port_ix = (uint8_t)(i % nports);
+        open_order[i] = i;
+    }
+    int64_t t0 = now_ns();
+    pump_connects();
+    run_until(spectators_joined, 180, "joining spectators");
+    double join_s = (now_ns() - t0) / 1e9;
+    settle(20);
+    count_pid_sockets();
+    fprintf(stderr, "fanload: %s: %d spectators of %s joined by %.2f s, settled at %.2f s\n",
+            opt_label, joined_count, g->id, join_s, (now_ns() - t0) / 1e9);
+    for (int i = 0; i < nconns; i++)
+        if (conns[i].last_seq != base) die("spectator %d joined at seq %lld, not %lld: moves began too early",
+                                           i, (long long)conns[i].last_seq, base);
+    measuring = 1;
+    watch_mode = 1;
+    trace_alloc(moves);
+    if (opt_ready_file) touch_atomic(opt_ready_file);
+
+    /* until every spectator has the last diff: time to be let go (the other processes join),
+       then the moves themselves */
+    int64_t deadline = now_ns() + (int64_t)((180 + moves / rate + 30) * 1e9);
+    int timed_out = 0;
+    double self0 = 0;
+    int started = 0;
+    while (complete_count < nconns) {
+        if (now_ns() > deadline) { timed_out = 1; break; }
+        if (errors) break;
+        if (open_count == 0) break;
+        poll_once(50);
+        if (!started && deliveries) { started = 1; self0 = self_cpu_s(); }
+    }
+    double gen_cpu_s = started ? self_cpu_s() - self0 : 0;
+    measuring = 0;
+    if (opt_done_file) touch_atomic(opt_done_file);
+    uint64_t missing = 0;
+    int spect_open = 0;
+    for (int i = 0; i < nconns; i++) {
+        Conn *c = &conns[i];
+        int64_t want = base + moves;
+        if (c->state == C_OPEN) spect_open++;
+        if (c->last_seq < want) missing += (uint64_t)(want - (c->last_seq < 0 ? base : c->last_seq));
+    }
+
+    /* latencies: move k's send time from the player's process */
+    int64_t *send_ns = calloc((size_t)moves + 2, sizeof *send_ns);
+    if (!send_ns) die("out of memory");
+    if (opt_send_times) {
+        const char *sf[1] = { opt_send_times };
+        wait_for_files(sf, 1, 120, "waiting for the player's send times");
+        FILE *st = fopen(opt_send_times, "r");
+        if (!st) die("cannot read %s", opt_send_times);
+        int k;
+        long long ns;
+        while (fscanf(st, "%d %lld", &k, &ns) == 2)
+            if (k >= 1 && k <= moves) send_ns[k] = ns;
+        fclose(st);
+    }
+    size_t unmatched = 0;
+    for (size_t i = 0; i < recv_n; i++) {
+        int64_t s0 = send_ns[recv_k[i]];
+        if (!s0) { unmatched++; continue; }
+        int64_t d = recv_t[i] - s0;
+        lat_push(d > 0 ? (uint32_t)(d / 1000) : 0);
+        trace_push(recv_k[i], d > 0 ? (uint32_t)(d / 1000) : 0);
+    }
+    trace_write(send_ns, moves);
+    if (unmatched) fprintf(stderr, "fanload: %s: %zu deliveries without a send time\n", opt_label, unmatched);
+    qsort(lat_us, lat_n, sizeof *lat_us, cmp_u32);
+    int ok = !timed_out && !gaps && !reorders && !missing && !errors && !closes && !unmatched;
+    if (opt_report) {
+        char tmp[600];
+        FILE *r = open_atomic(opt_report, tmp, sizeof tmp);
+        fprintf(r, "deliveries=%llu lat_n=%llu loss=%llu reorder=%llu errors=%llu closes=%llu spectators=%d "
+                   "open=%d last_delivery_ns=%lld gen_cpu_s=%.3f p99_ms=%.3f timed_out=%d ok=%d\n",
+                (unsigned long long)deliveries, (unsigned long long)lat_n, (unsigned long long)(gaps + missing),
+                (unsigned long long)reorders, (unsigned long long)errors, (unsigned long long)closes, nconns, spect_open,
+                (long long)last_delivery_ns, gen_cpu_s, pct_ms(0.99), timed_out, ok);
+        if (lat_n && fwrite(lat_us, sizeof *lat_us, lat_n, r) != lat_n) die("cannot write %s", tmp);
+        close_atomic(r, tmp, opt_report);
+    }
+    int64_t socks[MAX_PIDS];
+    for (int i = 0; i < npids; i++) socks[i] = pid_socks[i];
+    printf("RESULT phase=%s server=%s storage=%s spectators=%d moves=%d deliveries=%llu p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
+           "loss=%llu reorder=%llu errors=%llu closes=%llu timed_out=%d server_rss_kb=%ld pid_socks=%s gen_cpu_s=%.2f ok=%d\n",
+           opt_phase_name, opt_label, opt_storage, nconns, moves, (unsigned long long)deliveries,
+           pct_ms(0.50), pct_ms(0.99), lat_n ? lat_us[lat_n - 1] / 1000.0 : 0,
+           (unsigned long long)(gaps + missing), (unsigned long long)reorders, (unsigned long long)errors,
+           (unsigned long long)closes, timed_out, proc_rss_kb(), join_i64(socks, npids, 1, "%.0f"), gen_cpu_s, ok);
+    fflush(stdout);
+    return ok ? 0 : 1;
+}
+
 /* ---- main ---- */
 static void usage(void) {
     fprintf(stderr,
-        "usage: fanload --port P [--pid SERVER_PID] [--label NAME] [--timeout SEC]\n"
+        "usage: fanload --port P|--ports P1,P2,... [--pid SERVER_PID,...] [--label NAME] [--timeout SEC]\n"
         "         (--games G --spectators N --phase NAME:paced:MOVES:RATE|NAME:burst:MOVES:WINDOW ... [--record FILE]\n"
         "          | --idle N [--name PHASE]\n"
-        "          | --crowd N [--move-rate PER_S] [--tail-ms MS] [--trace FILE])\n"
+        "          | --crowd N [--move-rate PER_S] [--tail-ms MS] [--trace FILE]\n"
+        "          | --watch-file F --spectators N [--ready-file F] [--done-file F] [--send-times F] [--report F] [--phase-name NAME])\n"
+        "       [--ports P1,P2,... [--player-port P]] [--pid A,B,...] [--src-base B]\n"
+        "       [--game-file F --go-files F,... --done-files F,... --send-times F --merge F,...] [--trace FILE]\n"
         "       [--kind klondike|plane] [--settle-ms MS] [--inflight K] [--storage LABEL]\n");
     exit(2);
+}
+
+/* "a,b,c" into up to max strings (pointing into a copy of s) */
+static int split_list(const char *s, const char **out, int max) {
+    char *copy = strdup(s);
+    if (!copy) die("out of memory");
+    int n = 0;
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max) die("more than %d items in %s", max, s);
+        out[n++] = tok;
+    }
+    return n;
+}
+
+static int split_ints(const char *s, int *out, int max) {
+    const char *items[16];
+    int n = split_list(s, items, max < 16 ? max : 16);
+    for (int i = 0; i < n; i++) out[i] = atoi(items[i]);
+    return n;
 }
 
 static void parse_phase(const char *s) {
@@ -1181,8 +1620,21 @@ int main(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) usage();
         if (!strcmp(a, "--port")) opt_port = atoi(v);
+        else if (!strcmp(a, "--ports")) nports = split_ints(v, opt_ports, MAX_PORTS - 1);
+        else if (!strcmp(a, "--player-port")) opt_player_port = atoi(v);
         else if (!strcmp(a, "--host")) opt_host = v;
-        else if (!strcmp(a, "--pid")) opt_pid = atoi(v);
+        else if (!strcmp(a, "--pid")) npids = split_ints(v, opt_pids, MAX_PIDS);
+        else if (!strcmp(a, "--src-base")) opt_src_base = atoi(v);
+        else if (!strcmp(a, "--game-file")) opt_game_file = v;
+        else if (!strcmp(a, "--go-files")) ngo_files = split_list(v, opt_go_files, MAX_FILES);
+        else if (!strcmp(a, "--done-files")) ndone_files = split_list(v, opt_done_files, MAX_FILES);
+        else if (!strcmp(a, "--merge")) nmerge_files = split_list(v, opt_merge_files, MAX_FILES);
+        else if (!strcmp(a, "--send-times")) opt_send_times = v;
+        else if (!strcmp(a, "--watch-file")) opt_watch_file = v;
+        else if (!strcmp(a, "--ready-file")) opt_ready_file = v;
+        else if (!strcmp(a, "--done-file")) opt_done_file = v;
+        else if (!strcmp(a, "--report")) opt_report = v;
+        else if (!strcmp(a, "--phase-name")) opt_phase_name = v;
         else if (!strcmp(a, "--games")) opt_games = atoi(v);
         else if (!strcmp(a, "--spectators")) opt_spectators = atoi(v);
         else if (!strcmp(a, "--idle")) opt_idle = atoi(v);
@@ -1202,20 +1654,33 @@ int main(int argc, char **argv) {
         else usage();
         i++;
     }
-    if (opt_port <= 0 || opt_port > 65535) usage();
+    if (opt_port && !nports) { opt_ports[0] = opt_port; nports = 1; }
+    if (!nports) usage();
+    int nports_all = nports;
+    if (opt_player_port) { player_port_ix = nports; opt_ports[nports_all++] = opt_player_port; }
+    for (int i = 0; i < nports_all; i++) if (opt_ports[i] <= 0 || opt_ports[i] > 65535) usage();
+    for (int i = 0; i < npids; i++) if (opt_pids[i] <= 0) usage();
+    if (opt_src_base < 2 || opt_src_base > 250) die("--src-base must be 2..250");
     if (opt_timeout < 1 || opt_timeout > 1800) die("--timeout must be 1..1800 seconds");
     if (opt_inflight < 1 || opt_inflight > 2000) die("--inflight must be 1..2000");
     signal(SIGALRM, on_alarm);
     alarm((unsigned)opt_timeout);
     signal(SIGPIPE, SIG_IGN);
 
-    memset(&server_addr, 0, sizeof server_addr);
-    server_addr.sin_family = AF_INET;
-    server_addr.sin_port = htons((uint16_t)opt_port);
-    if (inet_pton(AF_INET, opt_host, &server_addr.sin_addr) != 1) die("--host must be an IPv4 address");
-    if ((ntohl(server_addr.sin_addr.s_addr) >> 24) != 127) die("refusing to load anything but loopback (127.0.0.0/8)");
+    for (int i = 0; i < nports_all; i++) {
+        struct sockaddr_in *sa = &server_addrs[i];
+        memset(sa, 0, sizeof *sa);
+        sa->sin_family = AF_INET;
+        sa->sin_port = htons((uint16_t)opt_ports[i]);
+        if (inet_pton(AF_INET, opt_host, &sa->sin_addr) != 1) die("--host must be an IPv4 address");
+        if ((ntohl(sa->sin_addr.s_addr) >> 24) != 127) die("refusing to load anything but loopback (127.0.0.0/8)");
+    }
 
-    if (opt_idle) nconns = opt_idle;
+    if (opt_watch_file) {
+        if (opt_spectators < 1) die("--watch-file needs --spectators N");
+        opt_games = 1;
+        nconns = opt_spectators;
+    } else if (opt_idle) nconns = opt_idle;
     else if (opt_crowd) {
         if (opt_move_rate <= 0 || opt_move_rate > 90) die("--move-rate must be in (0, 90]: the server allows 100 frames/s");
         if (opt_tail_ms < 0 || opt_tail_ms > 60000) die("--tail-ms must be 0..60000");
@@ -1225,6 +1690,9 @@ int main(int argc, char **argv) {
         nconns = opt_games * (1 + opt_spectators);
     }
     if (nconns < 1 || nconns > MAX_CONNS) die("connection count %d outside 1..%d", nconns, MAX_CONNS);
+    if (opt_src_base + (nconns - 1) / CONNS_PER_SOURCE_IP > 254) die("--src-base too high for %d connections", nconns);
+    if (opt_game_file && (opt_games != 1 || nphases != 1 || phases[0].burst || opt_idle || opt_crowd))
+        die("--game-file needs one game and one paced phase");
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
     if (rl.rlim_cur < (rlim_t)nconns + 64) {   /* raise the soft limit to the hard one */
@@ -1243,8 +1711,9 @@ int main(int argc, char **argv) {
 
     open_order = malloc((size_t)nconns * sizeof *open_order);
     if (!open_order) die("out of memory");
+    if (opt_watch_file) return run_watch();
     if (opt_idle) {
-        for (int i = 0; i < nconns; i++) { conns[i].role = R_IDLE; open_order[i] = i; }
+        for (int i = 0; i < nconns; i++) { conns[i].role = R_IDLE; conns[i].port_ix = (uint8_t)(i % nports); open_order[i] = i; }
         long before = proc_rss_kb();
         long hz = sysconf(_SC_CLK_TCK);
         int64_t cpu0 = proc_cpu_ticks(), busy0 = machine_busy_ticks();
@@ -1270,7 +1739,7 @@ int main(int argc, char **argv) {
                "bytes_per_conn=%.0f server_cpu_s=%.2f server_cpu_open_s=%.2f server_us_per_conn=%.1f "
                "gen_cpu_pct=%.1f other_cpu_pct=%.1f closes=%llu errors=%llu ok=%d\n",
                opt_name, opt_label, opt_storage, nconns, alive, open_s, before, after,
-               opt_pid ? (after - before) * 1024.0 / nconns : 0, cpu_s, cpu_open_s, cpu_s * 1e6 / nconns,
+               npids ? (after - before) * 1024.0 / nconns : 0, cpu_s, cpu_open_s, cpu_s * 1e6 / nconns,
                gen_cpu, other_cpu < 0 ? 0 : other_cpu, (unsigned long long)total_closes,
                (unsigned long long)total_errors, alive == nconns && !total_errors);
         return alive == nconns && !total_errors ? 0 : 1;
@@ -1286,9 +1755,11 @@ int main(int argc, char **argv) {
         games[g].send_ns = calloc((size_t)total_moves + 2, sizeof(int64_t));
         conns[games[g].player].role = R_PLAYER;
         conns[games[g].player].game = g;
+        conns[games[g].player].port_ix = (uint8_t)player_port_ix;
         for (int s = 1; s <= opt_spectators; s++) {
             conns[games[g].player + s].role = R_SPECTATOR;
             conns[games[g].player + s].game = g;
+            conns[games[g].player + s].port_ix = (uint8_t)((s - 1) % nports);   /* players on the first port */
         }
     }
     int k = 0;
@@ -1301,11 +1772,23 @@ int main(int argc, char **argv) {
     pump_connects();
     run_until(games_created, 60, "creating games");
     double create_s = (now_ns() - t0) / 1e9;
+    if (opt_game_file) {   /* the watcher processes may join now */
+        char tmp[600];
+        FILE *f = open_atomic(opt_game_file, tmp, sizeof tmp);
+        fprintf(f, "%s %lld %d %g\n", games[0].id, (long long)games[0].base_seq, phases[0].moves, phases[0].rate);
+        close_atomic(f, tmp, opt_game_file);
+    }
     run_until(spectators_joined, 180, "joining spectators");
     double join_s = (now_ns() - t0) / 1e9;
     settle(20);
     fprintf(stderr, "fanload: %s: %d games created in %.2f s, %d spectators joined by %.2f s, settled at %.2f s, server rss %ld kB\n",
             opt_label, opt_games, create_s, joined_count, join_s, (now_ns() - t0) / 1e9, proc_rss_kb());
+    if (ngo_files) {   /* the other processes' spectators have joined too */
+        wait_for_files(opt_go_files, ngo_files, 200, "waiting for the watcher processes to join");
+        settle(20);
+        fprintf(stderr, "fanload: %s: the watcher processes are ready at %.2f s\n", opt_label, (now_ns() - t0) / 1e9);
+    }
+    count_pid_sockets();
     for (int p = 0; p < nphases; p++) {
         if (p) {
             /* let the server's per-connection rate bucket (100 frames/s) refill between phases */
@@ -1315,6 +1798,6 @@ int main(int argc, char **argv) {
         run_phase(&phases[p]);
     }
     if (record_fp) fclose(record_fp);
-    int clean = !total_gaps && !total_reorders && !total_errors && !total_closes;
+    int clean = !total_gaps && !total_reorders && !total_errors && !total_closes && !merged_bad;
     return clean ? 0 : 1;
 }
