@@ -31,6 +31,8 @@ final class ClusterState {
     var codeWaiters: [String: [Connection]] = [:]
     /// Every node's incarnation as last seen: a new one means the node restarted and lost its sessions.
     var knownIncarnations: [String: String] = [:]
+    /// When a node's liveness key went missing.
+    var missingSince: [String: Double] = [:]
 
     struct Forward {
         var owner: String
@@ -324,6 +326,10 @@ extension Hub {
 
     private func pass(_ publication: ClusterMessage.Publication, of game: String) {
         guard let members = cluster?.audiences[game], !members.isEmpty else { return }
+        // Each part's views, read once, so members are matched by value, not by building a tag each.
+        let parts = publication.parts.map { part -> (all: Bool, views: [RaceViewer]) in
+            (part.views == ["all"], part.views.map { $0 == "*" ? .spectator : .seat($0) })
+        }
         var groups: [Int: ContiguousArray<Connection>] = [:]
         for member in members.values {
             if publication.isDiff {
@@ -331,8 +337,8 @@ extension Hub {
                 guard publication.seq > member.session.remoteSeq else { continue }
                 member.session.remoteSeq = publication.seq
             }
-            let tag = member.session.view.tag
-            if let index = publication.parts.firstIndex(where: { $0.views == ["all"] || $0.views.contains(tag) }) {
+            let view = member.session.view
+            if let index = parts.firstIndex(where: { $0.all || $0.views.contains(view) }) {
                 groups[index, default: []].append(member)
             }
         }
@@ -417,6 +423,7 @@ extension Hub {
     func clusterView(codes: [String: String], alive: [String: String], lobbies: [String: [LobbyEntry]],
                      now: Double) -> [HubAction] {
         guard let cluster else { return [] }
+        let before = cluster.alive
         cluster.codes = codes
         cluster.alive = alive
         cluster.remoteLobbies = lobbies.filter { $0.key != cluster.node && alive[$0.key] != nil }
@@ -435,10 +442,21 @@ extension Hub {
             guard let attachment = member.session.attachment, alive[attachment.owner] != nil else { return false }
             return cluster.audiences[attachment.game]?[member.id] == nil
         }
-        // Nodes gone: their connections' sessions here end.
-        for (key, virtual) in cluster.virtuals where alive[virtual.remote?.node ?? ""] == nil {
-            cluster.virtuals[key] = nil
-            actions += closed(virtual, now: now)
+        // Nodes gone for a while (not a Redis restart, after which keys come back within a
+        // second or two): their connections' sessions here end. Walked only when one went.
+        for node in Set(before.keys).union(cluster.knownIncarnations.keys)
+        where alive[node] == nil && cluster.missingSince[node] == nil {
+            cluster.missingSince[node] = now
+        }
+        for node in alive.keys { cluster.missingSince[node] = nil }
+        let patience = max(2, cluster.identity.leaseSeconds / 2)
+        let gone = Set(cluster.missingSince.filter { now - $0.value >= patience }.keys)
+        for node in gone { cluster.missingSince[node] = nil }
+        if !gone.isEmpty {
+            for (key, virtual) in cluster.virtuals where gone.contains(virtual.remote?.node ?? "") {
+                cluster.virtuals[key] = nil
+                actions += closed(virtual, now: now)
+            }
         }
         for (token, pending) in cluster.apiRequests where now > pending.deadline {
             cluster.apiRequests[token] = nil

@@ -143,14 +143,26 @@ final class GameRoom {
 
     func subscribe(_ connection: Connection) {
         guard connection.session.recipientSlot < 0 else { return }
+        if connection.remote != nil {
+            // Another node's connection: its node delivers the one publication of each broadcast,
+            // so it is counted, not listed where every local fan-out would walk past it.
+            connection.session.recipientSlot = Int.max
+            remoteAudience[ObjectIdentifier(connection)] = connection
+            remoteRecipients += 1
+            return
+        }
         let view = connection.session.view
         connection.session.recipientSlot = audiences[view, default: []].count
         audiences[view, default: []].append(connection)
-        if connection.remote != nil { remoteRecipients += 1 }
     }
 
     /// Swap-remove: O(1), and every recipient keeps knowing its slot.
     func unsubscribe(_ connection: Connection) {
+        if connection.remote != nil {
+            if remoteAudience.removeValue(forKey: ObjectIdentifier(connection)) != nil { remoteRecipients -= 1 }
+            connection.session.recipientSlot = -1
+            return
+        }
         let slot = connection.session.recipientSlot
         let view = connection.session.view
         guard slot >= 0, var audience = audiences[view], slot < audience.count, audience[slot] === connection else { return }
@@ -162,11 +174,13 @@ final class GameRoom {
         }
         if !audience.isEmpty { audiences[view] = audience }
         connection.session.recipientSlot = -1
-        if connection.remote != nil { remoteRecipients -= 1 }
     }
 
-    /// Everyone who receives broadcasts, whatever their view.
-    var allRecipients: [Connection] { audiences.values.flatMap { $0 } }
+    /// Everyone who receives broadcasts, whatever their view or node.
+    var allRecipients: [Connection] { audiences.values.flatMap { $0 } + remoteAudience.values }
+
+    /// Other nodes' connections that receive broadcasts (through their node).
+    private var remoteAudience: [ObjectIdentifier: Connection] = [:]
 
     // MARK: Commands
 
