@@ -29,6 +29,9 @@ public final class Hub {
         public var hintCacheLimit = 20_000
         /// Seconds after start before the pool of proven seeds is topped up.
         public var poolRefillDelay = 10.0
+        /// Games are stored (`--data DIR`). Without storage (`--data :memory:`) nothing waits
+        /// for a commit, and games keep their whole history in memory and never rest.
+        public var durable = true
 
         public init() {}
     }
@@ -55,6 +58,8 @@ public final class Hub {
 
     var lastTicket: UInt64 = 0
     var committed: UInt64 = 0
+    /// Rooms whose outbox waits for a ticket.
+    var waitingRooms: [ObjectIdentifier: GameRoom] = [:]
     var nextToken: UInt64 = 0
     var historyReads: [UInt64: HistoryCatchUp] = [:]
     var commandLookups: [UInt64: PendingLookup] = [:]
@@ -243,7 +248,7 @@ public final class Hub {
     func committed(upTo ticket: UInt64) -> [HubAction] {
         guard ticket > committed else { return [] }
         committed = ticket
-        for room in rooms.values where room.hasWaitingOutput { release(room) }
+        for room in Array(waitingRooms.values) { release(room) }
         return takeActions()
     }
 
@@ -252,7 +257,7 @@ public final class Hub {
     /// the source of truth; senders of the lost commands get `unavailable`.
     func storageFailed(tickets: ClosedRange<UInt64>, reason: String, now: Double) -> [HubAction] {
         log(.error, "storage write failed; the commands it carried are refused", ["tickets": "\(tickets)", "error": reason])
-        for room in Array(rooms.values) where room.waits(onAnyOf: tickets.lowerBound...UInt64.max) {
+        for room in Array(waitingRooms.values) where room.waits(onAnyOf: tickets.lowerBound...UInt64.max) {
             rewind(room, from: tickets.lowerBound, reason: reason, now: now)
         }
         actions.append(.resumeStorage(after: lastTicket))
@@ -511,6 +516,7 @@ public final class Hub {
     func forget(_ room: GameRoom) {
         rooms[room.id] = nil
         memberless[room.id] = nil
+        waitingRooms[ObjectIdentifier(room)] = nil
         lobbyChanged()
     }
 
@@ -1059,6 +1065,7 @@ public final class Hub {
     }
 
     func store(_ batch: StoreBatch, for room: GameRoom?) {
+        guard config.durable else { return }
         lastTicket += 1
         room?.noteTicket(lastTicket)
         actions.append(.store(batch, ticket: lastTicket))
@@ -1080,7 +1087,11 @@ public final class Hub {
     }
 
     func release(_ room: GameRoom) {
-        room.release(committed: committed) { output, arrival in
+        defer {
+            // Only rooms with output waiting for storage are looked at when a commit comes in.
+            if room.hasWaitingOutput { waitingRooms[ObjectIdentifier(room)] = room } else { waitingRooms[ObjectIdentifier(room)] = nil }
+        }
+        room.release(committed: config.durable ? committed : .max) { output, arrival in
             switch output {
             case .broadcast(let frame):
                 for audience in room.audiences.values {

@@ -112,6 +112,13 @@ public final class BoardcastServer {
             })
         var config = Hub.Config()
         config.idleSeconds = options.idleSeconds
+        if options.data == ":memory:" {
+            // Nothing is kept: no game waits for a commit, none can rest (it would be lost), and
+            // every diff stays in memory for `since`.
+            config.durable = false
+            config.idleSeconds = .infinity
+            config.windowSize = Int.max
+        }
         hubConfig = config
         if let url = options.redis {
             let address = try Self.parseRedisURL(url)

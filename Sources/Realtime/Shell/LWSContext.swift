@@ -82,6 +82,7 @@ final class LWSContext {
     /// Connections whose reads this round (nearly) filled their receive buffer: more may be waiting.
     private var fullReads = 0
     private var round: UInt32 = 0
+
     private(set) var stopping = false
 
     private static let coalesceCapacity = 256 * 1024
@@ -553,6 +554,7 @@ private final class LWSTables {
     private let mountCount: Int
     private let mimeCount: Int
     private static let dynamicPaths = ["/healthz", "/metrics", "/api"]
+    static let txPacketSize = 256 * 1024 + 64
     private static let mimeTable: [(String, String)] = [
         (".js", "text/javascript"), (".mjs", "text/javascript"), (".css", "text/css"),
         (".html", "text/html"), (".svg", "image/svg+xml"), (".json", "application/json"),
@@ -582,6 +584,9 @@ private final class LWSTables {
         protocols[0].per_session_data_size = 16
         // Allocated per connection, and the most read per connection per wake-up.
         protocols[0].rx_buffer_size = rxBufferSize
+        // lws sends at most this per system call (without it, the receive buffer's size): a
+        // connection's coalesced frames go out in one `send()`, however small the receive buffer.
+        protocols[0].tx_packet_size = LWSTables.txPacketSize
 
         // Plain clients (websocat, `new WebSocket(url)`) offer no subprotocol: bind them to ours.
         protocolOptions[1].name = UnsafePointer(string("default"))
