@@ -52,6 +52,17 @@ final class ClusterHarness {
         }
     }
 
+    /// A test ends as the server's clients do: every open connection closes, and the other
+    /// nodes hear of it, which breaks the references between connections (local and of other
+    /// nodes) and their rooms; otherwise they outlive the test as cycles LeakSanitizer reports.
+    deinit {
+        for node in nodes.values {
+            for connection in node.connections.values where connection.session.isOpen {
+                run(node, node.hub.closed(connection, now: now))
+            }
+        }
+    }
+
     subscript(_ name: String) -> Node { nodes[name]! }
 
     // MARK: Events

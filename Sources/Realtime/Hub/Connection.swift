@@ -31,21 +31,34 @@ public final class Connection {
     }
 }
 
-/// A connection of another node: the node's name and its number there.
-struct RemoteAddress: Hashable, Sendable {
-    var node: String
-    var connection: ConnectionID
+/// A connection of another node: the node's name and its number there. A class, so a
+/// local connection pays one pointer for it, not the whole address.
+final class RemoteAddress: Sendable {
+    let node: String
+    let connection: ConnectionID
+
+    init(node: String, connection: ConnectionID) {
+        self.node = node
+        self.connection = connection
+    }
 
     var key: String { "\(node)/\(connection)" }
 }
 
-/// A local connection whose game is owned by another node: where its requests go.
-struct Attachment {
-    var owner: String
-    var game: String
+/// A local connection whose game is owned by another node: where its requests go. A class
+/// for the same reason: most connections never have one.
+final class Attachment {
+    let owner: String
+    let game: String
     /// The join or watch that put it there, to send again (with `since`) when the owner
     /// or the link comes back, or when a gap cannot be filled.
-    var join: JSON
+    let join: JSON
+
+    init(owner: String, game: String, join: JSON) {
+        self.owner = owner
+        self.game = game
+        self.join = join
+    }
 }
 
 /// A connection's protocol state, owned by the hub.
@@ -70,7 +83,7 @@ struct Session {
     var isOpen = true
 
     init(now: Double) {
-        bucket = TokenBucket(capacity: Hub.rateLimit, perSecond: Hub.rateLimit, now: now)
+        bucket = TokenBucket(now: now)
     }
 
     var hasHeld: Bool { heldHead < held.count }
@@ -113,22 +126,20 @@ struct HeldRequest {
     var arrival: ContinuousClock.Instant?
 }
 
-/// The protocol's rate limit: a bucket of `capacity` frames refilled at `perSecond`.
+/// The protocol's rate limit: a bucket of `Hub.rateLimit` frames refilled at that many a
+/// second. Sixteen bytes a connection: the tokens fit a `Float`.
 struct TokenBucket {
-    let capacity: Double
-    let perSecond: Double
-    private var tokens: Double
+    private var tokens: Float
     private var last: Double
 
-    init(capacity: Double, perSecond: Double, now: Double) {
-        self.capacity = capacity
-        self.perSecond = perSecond
-        tokens = capacity
+    init(now: Double) {
+        tokens = Float(Hub.rateLimit)
         last = now
     }
 
     mutating func take(now: Double) -> Bool {
-        tokens = min(capacity, tokens + max(0, now - last) * perSecond)
+        let capacity = Float(Hub.rateLimit)
+        tokens = min(capacity, tokens + Float(max(0, now - last) * Hub.rateLimit))
         last = now
         guard tokens >= 1 else { return false }
         tokens -= 1

@@ -13,7 +13,7 @@ public struct ServerOptions: Sendable {
     /// Let several servers listen on the same port (`SO_REUSEPORT`).
     public var reusePort = false
     /// lws's per-connection receive buffer (bytes).
-    public var rxBufferSize = 1024
+    public var rxBufferSize = 512
     /// `redis://HOST:PORT[/DB]`: this server is one node of a cluster (PROTOCOL section 11).
     public var redis: String?
     /// The node's name in the cluster (default: host name and process id).
