@@ -633,7 +633,7 @@ END {
     row("S2 burst server CPU %", "S2", "server_cpu_pct", "lower", "", 1, "%.1f")
     row("S2 server CPU us per delivery", "S2", "server_us_per_delivery", "lower", "", 1, "%.2f")
     row("S2 other CPU % (noise)", "S2", "other_cpu_pct", "lower", "", 1, "%.1f")
-    row("S3 bytes per idle connection", "S3", "bytes_per_conn", "lower", "<= 2048", 1, "%.0f")
+    row("S3 bytes per idle connection", "S3", "bytes_per_conn", "lower", "<= 2560", 1, "%.0f")
     row("S3 server RSS MB with 15,000", "S3", "rss_after_kb", "lower", "", 1024, "%.1f")
     row("S4 latency p50 ms", "S4", "p50_ms", "lower", "", 1, "%.3f")
     row("S4 latency p99 ms", "S4", "p99_ms", "lower", "< 2", 1, "%.3f")

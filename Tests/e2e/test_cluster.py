@@ -213,3 +213,43 @@ def test_redis_restarted_mid_game_each_node_serves_its_own_and_others_catch_up(s
         await spectator.close()
 
     run(scenario(), timeout=90)
+
+
+def test_two_nodes_share_one_port_with_reuse_port_and_serve_each_others_games(tmp_path, redis):
+    port = free_port()
+    nodes = []
+    for name in ("node-a", "node-b"):
+        process = ServerProcess(data=tmp_path / name,
+                                extra_args=("--redis", redis.url, "--node", name, "--lease", LEASE, "--reuse-port"))
+        process.args[process.args.index("--port") + 1] = str(port)
+        nodes.append(process)
+    try:
+        for process in nodes:
+            process.start()
+            assert process.port == port
+
+        async def scenario():
+            # The kernel spreads connections over the listeners by their source ports: with 24
+            # connections, both nodes get some (all on one: odds 2 in 2^24), and each creates its
+            # games under its own node code.
+            players = [await Client.connect(f"ws://127.0.0.1:{port}/ws", f"p{i}") for i in range(24)]
+            games = [(await player.create("plane", seed=i)).one("created")["game"] for i, player in enumerate(players)]
+            assert len({game[:2] for game in games}) == 2, games
+            codes = {game[:2]: game for game in games}
+            # Whichever node a spectator lands on, it watches a game of either.
+            for game in codes.values():
+                spectator = await Client.connect(f"ws://127.0.0.1:{port}/ws", "spectator")
+                assert (await spectator.watch(game)).ok
+                owner = players[games.index(game)]
+                await owner.move({"type": "add"})
+                await spectator.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == 1)
+                assert spectator.problems == []
+                await spectator.close()
+            for player in players:
+                await player.close()
+
+        run(scenario(), timeout=60)
+    finally:
+        for process in nodes:
+            if process.running:
+                assert process.terminate() == 0, process.output()
