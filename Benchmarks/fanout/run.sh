@@ -216,7 +216,10 @@ start_server() {
     local i
     for i in $(seq 1 300); do
         PORT=$(sed -n 's#^listening on http://[^ ]*:\([0-9][0-9]*\)/\{0,1\}[[:space:]]*$#\1#p' "$log" | head -1)
-        [ -n "$PORT" ] && return 0
+        if [ -n "$PORT" ]; then
+            [ "$kind" = boardcast ] && [ "$SMALL" = 0 ] && wait_for_pool "$PORT"
+            return 0
+        fi
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then
             say "$kind server exited before listening:"; tail -5 "$log" >&2
             SERVER_PID=""; return 1
@@ -226,6 +229,24 @@ start_server() {
     say "$kind server did not print its listening line in 30 s"; tail -5 "$log" >&2
     stop_server
     return 1
+}
+
+# A fresh Boardcast server fills its pool of proven winnable deals in the background, 10 s
+# after it starts (a few CPU seconds at the lowest priority, off the service thread). That is
+# start-up work, not the scenario's: wait for it (at most 60 s), so no scenario's CPU figures
+# include it. A server without the pool's metrics (an older build) is not waited for.
+wait_for_pool() {  # PORT [ANSWERS]: ANSWERS full answers in a row (nodes sharing a port)
+    local port=$1 want=${2:-1} i metrics target full seen=0
+    for i in $(seq 1 600); do
+        metrics=$(curl -s --max-time 2 "http://127.0.0.1:$port/metrics") || return 0
+        target=$(sed -n 's/^boardcast_winnable_pool_target \([0-9.]*\)$/\1/p' <<<"$metrics")
+        [ -n "$target" ] || return 0
+        full=$(awk -v t="$target" '/^boardcast_winnable_pool_seeds/ { n++; if ($2 + 0 >= t + 0) f++ } END { print (n > 0 && f == n) ? 1 : 0 }' <<<"$metrics")
+        if [ "$full" = 1 ]; then seen=$((seen + 1)); [ "$seen" -ge "$want" ] && return 0; continue; fi
+        seen=0
+        sleep 0.1
+    done
+    say "the winnable pool did not fill within 60 s; measuring anyway"
 }
 
 stop_server() {
@@ -301,6 +322,12 @@ cluster_up() {
             *) start_node "$name-node-$n" "node-$n" 0 || return 1 ;;
         esac
     done
+    if [ "$SMALL" = 0 ]; then
+        # every node's pool (see wait_for_pool); on a shared port, 12 full answers in a row
+        if [ "$mode" = reuse ]; then wait_for_pool "${NODE_PORTS[0]}" 12
+        else for port in "${NODE_PORTS[@]}"; do wait_for_pool "$port"; done
+        fi
+    fi
     [ "$mode" = none ] && return 0
     # each node writes its liveness key once its Redis link is up; the others read them once
     # a second: a watch forwarded to an owner not yet seen alive would be refused

@@ -504,6 +504,8 @@ extension BoardcastServer: LWSEvents {
             return .text(200, "ok\n")
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
+            for (draw, gauge) in metrics.winnablePool { gauge.set(Double(hub.pool[draw]?.count ?? 0)) }
+            metrics.winnablePoolTarget.set(Double(hub.config.winnablePoolTarget))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.render())
         default:
             // Answered now if the hub can; later (through `respond`) if it must read storage first.

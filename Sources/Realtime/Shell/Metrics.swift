@@ -19,6 +19,9 @@ public final class ServerMetrics: Sendable {
     let received: Counter
     let gapsFilled: Counter
     let resyncs: Counter
+    /// Proven winnable seeds ready to deal, per draw, and how many the server keeps ready.
+    let winnablePool: [Int: Gauge]
+    let winnablePoolTarget: Gauge
     private let errorCounters: [String: Counter]
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
@@ -43,6 +46,13 @@ public final class ServerMetrics: Sendable {
             descriptor: Self.name("cluster_gaps_filled", unit: "total", "Missed diffs filled from a game's stream"))
         resyncs = registry.makeCounter(
             descriptor: Self.name("cluster_resyncs", unit: "total", "Members that joined their game again to catch up"))
+        let registry = self.registry
+        winnablePool = Dictionary(uniqueKeysWithValues: [1, 3].map { draw in
+            (draw, registry.makeGauge(descriptor: Self.name("winnable_pool_seeds", "Proven winnable seeds ready to deal, by draw"),
+                                      labels: [("draw", "\(draw)")]))
+        })
+        winnablePoolTarget = registry.makeGauge(
+            descriptor: Self.name("winnable_pool_target", "Proven seeds the server keeps ready per draw (filled in the background)"))
         storageFailures = registry.makeCounter(
             descriptor: Self.name("storage_failures", unit: "total", "Storage writes that failed (their commands were refused)"))
         messagesIn = registry.makeCounter(descriptor: Self.name("messages_in", unit: "total", "Frames received from clients"))
