@@ -140,6 +140,10 @@ def test_metrics_exist_and_move_with_traffic(server):
     names = {key.split("{")[0].lower() for key in before}
     for word in ("connection", "game", "message", "bytes", "error", "latency"):
         assert any(word in name for name in names), f"no metric about {word!r} in {sorted(names)}"
+    # The pool of proven winnable deals, per draw, and what the server keeps ready.
+    assert before.get("boardcast_winnable_pool_target", 0) > 0, sorted(names)
+    for draw in (1, 3):
+        assert 0 <= before[f'boardcast_winnable_pool_seeds{{draw="{draw}"}}'] <= before["boardcast_winnable_pool_target"]
 
     async def traffic():
         player = await Client.connect(server.ws(), "metrics")
