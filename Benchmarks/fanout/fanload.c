@@ -242,15 +242,27 @@ static void pids_cpu_ticks(int64_t *v) {
     for (int i = 0; i < npids; i++) v[i] = pid_cpu_ticks(opt_pids[i]);
 }
 
-/* CPU time of one process in ns, summed over its threads from /proc/PID/task/TID/schedstat
-   (the scheduler's own count, not sampled at clock ticks: small figures, such as
-   redis-server's, stay exact); -1 when unknown. A thread that ends meanwhile takes its time with it. */
-static int64_t pid_cpu_ns(int pid) {
+/* CPU time of one process in ns from the scheduler's own count per thread,
+   /proc/PID/task/TID/schedstat (not sampled at clock ticks: small figures, such as
+   redis-server's, stay exact); -1 when unknown. A process's threads come and go (libdispatch
+   reaps idle workers), and a thread that ends takes its whole time with it, so a plain sum
+   could even fall over a phase. A phase's start reading (start = 1) keeps each thread's time;
+   its end reading is that sum plus, per thread alive then, its time since the start (all of it
+   for a thread started since). Only the time a thread spent in the phase before ending is lost. */
+#define MAX_TASKS 512
+static struct { int tid; int64_t ns; } task_start[MAX_PIDS][MAX_TASKS];
+static int ntask_start[MAX_PIDS];
+static int64_t sum_start[MAX_PIDS];
+static int have_start[MAX_PIDS];
+
+static int64_t pid_cpu_ns(int index, int start) {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    snprintf(path, sizeof path, "/proc/%d/task", opt_pids[index]);
     DIR *d = opendir(path);
     if (!d) return -1;
-    int64_t sum = 0;
+    int first = start || !have_start[index];
+    int64_t sum = 0, since = 0;
+    if (first) ntask_start[index] = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
@@ -259,15 +271,31 @@ static int64_t pid_cpu_ns(int pid) {
         FILE *f = fopen(sp, "r");
         if (!f) continue;
         unsigned long long ns = 0;
-        if (fscanf(f, "%llu", &ns) == 1) sum += (int64_t)ns;
+        int ok = fscanf(f, "%llu", &ns) == 1;
         fclose(f);
+        if (!ok) continue;
+        int tid = atoi(e->d_name);
+        if (first) {
+            sum += (int64_t)ns;
+            if (ntask_start[index] < MAX_TASKS) {
+                task_start[index][ntask_start[index]].tid = tid;
+                task_start[index][ntask_start[index]].ns = (int64_t)ns;
+                ntask_start[index]++;
+            }
+        } else {
+            int64_t before = 0;
+            for (int k = 0; k < ntask_start[index]; k++)
+                if (task_start[index][k].tid == tid) { before = task_start[index][k].ns; break; }
+            since += (int64_t)ns - before;
+        }
     }
     closedir(d);
-    return sum;
+    if (first) { have_start[index] = 1; sum_start[index] = sum; return sum; }
+    return sum_start[index] + since;
 }
 
-static void pids_cpu_ns(int64_t *v) {
-    for (int i = 0; i < npids; i++) v[i] = pid_cpu_ns(opt_pids[i]);
+static void pids_cpu_ns(int64_t *v, int start) {
+    for (int i = 0; i < npids; i++) v[i] = pid_cpu_ns(i, start);
 }
 
 static long pid_rss_kb(int pid) {
@@ -971,7 +999,7 @@ static void run_phase(Phase *ph) {
     double self0 = self_cpu_s();
     int64_t pcpu0[MAX_PIDS], pns0[MAX_PIDS];
     pids_cpu_ticks(pcpu0);
-    pids_cpu_ns(pns0);
+    pids_cpu_ns(pns0, 1);
     measuring = 1;
     phase_t0 = now_ns();
     double limit;
@@ -1001,7 +1029,7 @@ static void run_phase(Phase *ph) {
     double self1 = self_cpu_s();
     int64_t pcpu1[MAX_PIDS], pns1[MAX_PIDS];
     pids_cpu_ticks(pcpu1);
-    pids_cpu_ns(pns1);
+    pids_cpu_ns(pns1, 0);
     long prss[MAX_PIDS];
     for (int i = 0; i < npids; i++) prss[i] = pid_rss_kb(opt_pids[i]);
     trace_write(games[0].send_ns + (games[0].target - ph->moves), ph->moves);
