@@ -28,6 +28,8 @@ final class ClusterHarness {
     private var subscriptions: [String: Set<String>] = [:]
     private(set) var streams: [String: [ClusterMessage.Publication]] = [:]
     private var queue: [(node: String, event: Event)] = []
+    /// Nodes that get nothing on their node channel (not running, as far as others can tell).
+    var deaf: Set<String> = []
     /// Publications on a game channel that a node does not get (a missed message).
     var dropping: ((String, ClusterMessage.Publication) -> Bool)?
 
@@ -39,13 +41,14 @@ final class ClusterHarness {
         case code(String)
     }
 
-    init(_ names: [String]) {
+    /// `seen`: the nodes every node's first view holds alive (all of them by default).
+    init(_ names: [String], seen: [String]? = nil) {
         let codes = Dictionary(uniqueKeysWithValues: names.enumerated().map { ("c\($0.offset)", $0.element) })
         for (code, name) in codes {
             nodes[name] = Node(name: name, code: code)
             subscriptions[ClusterKeys.nodeChannel(name), default: []].insert(name)
         }
-        let alive = Dictionary(uniqueKeysWithValues: names.map { ($0, "1") })
+        let alive = Dictionary(uniqueKeysWithValues: (seen ?? names).map { ($0, "1") })
         for node in nodes.values {
             run(node, node.hub.clusterLink(up: true, now: now))
             run(node, node.hub.clusterView(codes: codes, alive: alive, lobbies: [:], now: now))
@@ -176,7 +179,7 @@ final class ClusterHarness {
                     continue
                 }
                 queue.append((name, .gameMessage(game, payload)))
-            } else {
+            } else if !deaf.contains(name) {
                 queue.append((name, .nodeMessage(payload)))
             }
         }
@@ -278,6 +281,24 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(waste["value"] == "??")
         let own = cluster.take("a", 1).last { $0["type"] == "diff" }
         #expect(own?["ops"]?.arrayValue?.contains { $0["value"] != "??" && $0["path"]?.stringValue == "/tables/p1/waste/0" } == true)
+    }
+
+    @Test func anOwnerNotSeenYetIsAskedAnywayAndAnOwnerThatStaysUnseenIsUnavailableAfterAWhile() {
+        // Two nodes started together: b's first look at Redis came before a's key was there.
+        let cluster = ClusterHarness(["a", "b"], seen: ["b"])
+        let (game, _) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        #expect(cluster.types("b", 7) == ["joined", "snapshot", "ack"], "forwarded, not refused: a may just have started")
+        // A request to an owner that stays unseen fails once it has waited the patience (2 s).
+        cluster.open("b", 8)
+        cluster.deaf.insert("a")  // as if a were not running after all
+        cluster.send("b", 8, #"{"type":"watch","game":"\#(game)","id":"x"}"#)
+        cluster.view(alive: ["b": "1"])
+        #expect(cluster.take("b", 8).isEmpty, "still waiting: unseen for less than the patience")
+        cluster.now += 2.5
+        cluster.view(alive: ["b": "1"])
+        #expect(cluster.take("b", 8).first?["code"] == "unavailable")
     }
 
     @Test func anOwnerThatIsGoneAnswersUnavailableAndItsMembersStay() {

@@ -143,7 +143,7 @@ def test_metrics_exist_and_move_with_traffic(server):
     # The pool of proven winnable deals, per draw, and what the server keeps ready.
     assert before.get("boardcast_winnable_pool_target", 0) > 0, sorted(names)
     for draw in (1, 3):
-        assert 0 <= before[f'boardcast_winnable_pool_seeds{{draw="{draw}"}}'] <= before["boardcast_winnable_pool_target"]
+        assert before[f'boardcast_winnable_pool_seeds{{draw="{draw}"}}'] >= 0
 
     async def traffic():
         player = await Client.connect(server.ws(), "metrics")

@@ -39,6 +39,7 @@ final class ClusterState {
         var request: UInt64
         var requestID: JSON?
         var deadline: Double
+        var sent: Double
         /// A join or watch: what to remember to send again, and for which game.
         var join: JSON?
         var game: String?
@@ -116,7 +117,10 @@ extension Hub {
             reply(connection, error: .unavailable("the cluster's link to Redis is down; try again"), requestID: request.id)
             return
         }
-        guard cluster.alive[owner] != nil || silent else {
+        // An owner this node has never seen alive may have started a moment ago (its key
+        // written after this node's last look): its requests go, and fail only if it stays
+        // unseen a while. An owner seen and now gone is refused at once.
+        guard cluster.alive[owner] != nil || cluster.knownIncarnations[owner] == nil || silent else {
             reply(connection, error: .unavailable("the node that owns this game cannot be reached now; try again"),
                   requestID: request.id)
             return
@@ -127,7 +131,7 @@ extension Hub {
         cluster.attached[connection.id] = connection
         let join: JSON? = game == nil ? nil : request.message
         cluster.forwards[connection.id] = ClusterState.Forward(
-            owner: owner, request: number, requestID: request.id, deadline: now + cluster.identity.leaseSeconds,
+            owner: owner, request: number, requestID: request.id, deadline: now + cluster.identity.leaseSeconds, sent: now,
             join: join, game: game, silent: silent)
         let message = ClusterMessage.forward(from: cluster.node, connection: connection.id, request: number,
                                              message: Array(request.message.encoded.utf8))
@@ -429,7 +433,11 @@ extension Hub {
         cluster.remoteLobbies = lobbies.filter { $0.key != cluster.node && alive[$0.key] != nil }
         lobbyChanged()
         // Owners gone past their lease: what waits on them is unavailable now.
-        failForwards(now: now) { alive[$0.owner] == nil || now > $0.deadline }
+        let patience = max(2, cluster.identity.leaseSeconds / 2)
+        failForwards(now: now) { forward in
+            let unseen = cluster.knownIncarnations[forward.owner] == nil
+            return (alive[forward.owner] == nil && (!unseen || now - forward.sent >= patience)) || now > forward.deadline
+        }
         // Owners back with a new incarnation lost their sessions: members join again.
         var restarted: Set<String> = []
         for (node, incarnation) in alive {
@@ -449,7 +457,6 @@ extension Hub {
             cluster.missingSince[node] = now
         }
         for node in alive.keys { cluster.missingSince[node] = nil }
-        let patience = max(2, cluster.identity.leaseSeconds / 2)
         let gone = Set(cluster.missingSince.filter { now - $0.value >= patience }.keys)
         for node in gone { cluster.missingSince[node] = nil }
         if !gone.isEmpty {
