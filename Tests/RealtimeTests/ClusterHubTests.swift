@@ -59,6 +59,8 @@ final class ClusterHarness {
     /// nodes hear of it, which breaks the references between connections (local and of other
     /// nodes) and their rooms; otherwise they outlive the test as cycles LeakSanitizer reports.
     deinit {
+        deaf = []
+        dropping = nil
         for node in nodes.values {
             for connection in node.connections.values where connection.session.isOpen {
                 run(node, node.hub.closed(connection, now: now))
