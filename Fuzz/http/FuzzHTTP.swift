@@ -1,4 +1,4 @@
-// HTTP paths and query strings: `LobbyQuery.parse` and the hub's `http(_:path:query:)`,
+// HTTP paths and query strings: `LobbyQuery.parse` and the hub's `.http` event,
 // driven without sockets. A hub with the default config, a seeded random source and a
 // few live games (one of each kind) is fed path and query; it must never crash and must
 // answer every request exactly once, with a response action or with a storage request
@@ -23,19 +23,19 @@ final class SeededRandom: @unchecked Sendable {
 final class World {
     let hub: Hub
     let games: [String]
-    let now = 1_800_000_000.0
+    let now = Instant(monotonic: 1000, unixTime: 1_800_000_000)
     var nextRequest: HTTPRequestID = 0
 
     init() {
         let random = SeededRandom()
         hub = Hub(config: Hub.Config(), random: { random.next() })
-        let connection = Connection(id: 1, now: now)
-        _ = hub.opened(connection, query: [:], now: now)
+        let connection = ConnectionID(1)
+        _ = hub.handle(.opened(connection, .local, query: [:]), at: now)
         for kind in GameKind.allCases {
-            let actions = hub.received(connection, text: Array(#"{"type":"create","kind":"\#(kind.rawValue)"}"#.utf8), now: now)
-            for case .store(_, let ticket) in actions { _ = hub.committed(upTo: ticket) }
+            let actions = hub.handle(.frame(connection, Array(#"{"type":"create","kind":"\#(kind.rawValue)"}"#.utf8)), at: now)
+            for case .store(_, let ticket) in actions { _ = hub.handle(.committed(upTo: ticket, refused: [:]), at: now) }
         }
-        games = hub.liveRooms.map(\.id).sorted()
+        games = hub.rooms.all.map(\.id).sorted()
         precondition(games.count == GameKind.allCases.count, "the fuzz hub did not create its games")
     }
 }
@@ -85,7 +85,7 @@ func answer(path: String, query: String?, storage works: Bool) {
     world.nextRequest += 1
     let request = world.nextRequest
     let what = "\(path.debugDescription) query \(query?.debugDescription ?? "nil")"
-    var pending = hub.http(request, path: path, query: query)
+    var pending = hub.handle(.http(request, path: path, query: query), at: world.now)
     var responses: [HTTPResponse] = []
     while !pending.isEmpty {
         let action = pending.removeFirst()
@@ -93,10 +93,10 @@ func answer(path: String, query: String?, storage works: Bool) {
         case .respond(let id, let response):
             require(id == request, "\(what): answered request \(id), not \(request)")
             responses.append(response)
-        case .load(let game):
-            pending += hub.loaded(game, works ? .notFound : .failed("fuzz"), now: world.now)
-        case .listStoredGames(let token, _):
-            pending += hub.storedGamesListed(token: token, games: works ? [] : nil)
+        case .read(.load(let game)):
+            pending += hub.handle(.read(.loaded(game: game, works ? .notFound : .failed("fuzz"))), at: world.now)
+        case .read(.listing(let token, _)):
+            pending += hub.handle(.read(.listing(token: token, games: works ? [] : nil)), at: world.now)
         case .log, .countError:
             break
         default:

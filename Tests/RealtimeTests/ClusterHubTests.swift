@@ -10,61 +10,52 @@ final class ClusterHarness {
         let name: String
         let hub: Hub
         let store = try! SQLiteGameStore.inMemory()
-        var connections: [ConnectionID: Connection] = [:]
+        var open: Set<ConnectionID> = []
         var sent: [ConnectionID: [String]] = [:]
         var lastTicket: UInt64 = 0
+        var actions: [HubAction] = []
 
         init(name: String, code: String) {
             self.name = name
             let random = LockedRandom(seed: UInt64(name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
-            let store = self.store
-            hub = Hub(random: { random.next() }, gameIDIsTaken: { (try? store.game(id: $0)) != nil },
-                      cluster: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
+            hub = Hub(random: { random.next() }, cluster: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
         }
     }
 
-    var now = 1_800_000_000.0
+    var now = Instant(monotonic: 1000, unixTime: 1_800_000_000)
     private(set) var nodes: [String: Node] = [:]
     private var subscriptions: [String: Set<String>] = [:]
-    private(set) var streams: [String: [ClusterMessage.Publication]] = [:]
-    private var queue: [(node: String, event: Event)] = []
+    private(set) var streams: [String: [Publication]] = [:]
+    private var queue: [(node: String, event: ClusterEvent)] = []
     /// Nodes that get nothing on their node channel (not running, as far as others can tell).
     var deaf: Set<String> = []
     /// Publications on a game channel that a node does not get (a missed message).
-    var dropping: ((String, ClusterMessage.Publication) -> Bool)?
-
-    enum Event {
-        case nodeMessage([UInt8])
-        case gameMessage(String, [UInt8])
-        case subscribed(String)
-        case stream(String)
-        case code(String)
-    }
+    var dropping: ((String, Publication) -> Bool)?
+    private let codes: [String: String]
 
     /// `seen`: the nodes every node's first view holds alive (all of them by default).
     init(_ names: [String], seen: [String]? = nil) {
-        let codes = Dictionary(uniqueKeysWithValues: names.enumerated().map { ("c\($0.offset)", $0.element) })
+        codes = Dictionary(uniqueKeysWithValues: names.enumerated().map { ("c\($0.offset)", $0.element) })
         for (code, name) in codes {
             nodes[name] = Node(name: name, code: code)
             subscriptions[ClusterKeys.nodeChannel(name), default: []].insert(name)
         }
         let alive = Dictionary(uniqueKeysWithValues: (seen ?? names).map { ($0, "1") })
         for node in nodes.values {
-            run(node, node.hub.clusterLink(up: true, now: now))
-            run(node, node.hub.clusterView(codes: codes, alive: alive, lobbies: [:], now: now))
+            deliver(.link(up: true), to: node)
+            deliver(.view(codes: codes, alive: alive, lobbies: [:]), to: node)
         }
+        // Past the settling time after the link came up: missing keys are dead nodes from now on.
+        now += NodeDirectory.settling
     }
 
     /// A test ends as the server's clients do: every open connection closes, and the other
-    /// nodes hear of it, which breaks the references between connections (local and of other
-    /// nodes) and their rooms; otherwise they outlive the test as cycles LeakSanitizer reports.
+    /// nodes hear of it.
     deinit {
         deaf = []
         dropping = nil
         for node in nodes.values {
-            for connection in node.connections.values where connection.session.isOpen {
-                run(node, node.hub.closed(connection, now: now))
-            }
+            for id in node.open.sorted() { run(node, .closed(id)) }
         }
     }
 
@@ -74,16 +65,16 @@ final class ClusterHarness {
 
     func open(_ name: String, _ id: ConnectionID) {
         let node = self[name]
-        let connection = Connection(id: id, now: now)
-        node.connections[id] = connection
-        run(node, node.hub.opened(connection, query: [:], now: now))
+        node.open.insert(id)
+        run(node, .opened(id, .local, query: [:]))
     }
 
     func send(_ name: String, _ id: ConnectionID, _ text: String) {
         now += 0.02
-        let node = self[name]
-        run(node, node.hub.received(node.connections[id]!, text: Array(text.utf8), now: now))
+        run(self[name], .frame(id, Array(text.utf8)))
     }
+
+    func tick(_ name: String) { run(self[name], .tick) }
 
     func take(_ name: String, _ id: ConnectionID) -> [JSON] {
         let node = self[name]
@@ -93,19 +84,31 @@ final class ClusterHarness {
 
     func types(_ name: String, _ id: ConnectionID) -> [String] { take(name, id).map { $0["type"]?.stringValue ?? "text" } }
 
-    /// Every node sees the others as alive, with these incarnations.
+    /// Every node sees these nodes alive, with these incarnations.
     func view(alive: [String: String]) {
-        let codes = Dictionary(uniqueKeysWithValues: nodes.values.map { ($0.hub.cluster!.identity.code, $0.name) })
-        for node in nodes.values { run(node, node.hub.clusterView(codes: codes, alive: alive, lobbies: [:], now: now)) }
+        for node in nodes.values { deliver(.view(codes: codes, alive: alive, lobbies: [:]), to: node) }
     }
 
     func clearStream(_ game: String) { streams[game] = [] }
 
     // MARK: Carrying out actions, Redis included
 
-    private func run(_ node: Node, _ actions: [HubAction]) {
-        for action in actions { carryOut(action, on: node) }
+    private func deliver(_ event: ClusterEvent, to node: Node) { run(node, .cluster(event)) }
+
+    private func run(_ node: Node, _ event: HubEvent) {
+        node.actions = hub(node, event)
+        carryOut(node.actions, on: node)
         drain()
+    }
+
+    private func hub(_ node: Node, _ event: HubEvent) -> [HubAction] { node.hub.handle(event, at: now) }
+
+    /// Carries out one event's actions in order; storage commits once they all are, as the
+    /// commit thread's answer would come.
+    private func carryOut(_ actions: [HubAction], on node: Node) {
+        let before = node.lastTicket
+        for action in actions { carryOut(action, on: node) }
+        if node.lastTicket > before { carryOut(hub(node, .committed(upTo: node.lastTicket, refused: [:])), on: node) }
     }
 
     private var draining = false
@@ -117,70 +120,52 @@ final class ClusterHarness {
         while !queue.isEmpty {
             let (name, event) = queue.removeFirst()
             let node = self[name]
-            let actions: [HubAction]
-            switch event {
-            case .nodeMessage(let payload): actions = node.hub.nodeMessage(payload, now: now)
-            case .gameMessage(let game, let payload): actions = node.hub.gameMessage(game: game, payload: payload, now: now)
-            case .subscribed(let channel): actions = node.hub.subscribed(channel: channel)
-            case .stream(let game): actions = node.hub.streamRead(game: game, publications: streams[game] ?? [])
-            case .code(let code):
-                let owner = nodes.values.first { $0.hub.cluster?.identity.code == code }?.name
-                actions = node.hub.nodeCodeFound(code, node: owner, now: now)
-            }
-            for action in actions { carryOut(action, on: node) }
+            carryOut(hub(node, .cluster(event)), on: node)
         }
     }
 
     private func carryOut(_ action: HubAction, on node: Node) {
         switch action {
-        case .send(let frame, let connection):
-            if connection.remote == nil { node.sent[connection.id, default: []].append(frame.text) }
-            else {
-                let reply = ClusterMessage.reply(connection: connection.remote!.connection, frame: frame.bytes)
-                publish(ClusterKeys.nodeChannel(connection.remote!.node), reply.bytes)
-            }
-        case .broadcast(let frame, let recipients, _):
-            for connection in recipients where connection.remote == nil {
-                node.sent[connection.id, default: []].append(frame.text)
-            }
+        case .send(let frame, let id):
+            node.sent[id, default: []].append(frame.text)
+        case .broadcast(let frame, let audience, _):
+            for id in audience { node.sent[id, default: []].append(frame.text) }
         case .store(let batch, let ticket):
             try! node.store.write(batch)
             node.lastTicket = ticket
-            for action in node.hub.committed(upTo: ticket) { carryOut(action, on: node) }
-        case .load(let game):
-            for action in node.hub.loaded(game, GameLoader.load(game, from: node.store, windowSize: 128), now: now) {
-                carryOut(action, on: node)
-            }
-        case .redis(let redis):
-            switch redis {
-            case .publish(let channel, let payload):
-                publish(channel, payload)
-            case .publishGame(let game, let publication):
+        case .read(.load(let game)):
+            let loaded = GameLoader.load(game, from: node.store, windowSize: 128)
+            carryOut(hub(node, .read(.loaded(game: game, loaded))), on: node)
+        case .cluster(let cluster):
+            switch cluster {
+            case .send(let target, let envelope):
+                publish(ClusterKeys.nodeChannel(target), envelope.bytes)
+            case .publish(let game, let publication):
                 if publication.isDiff { streams[game, default: []].append(publication) }
-                publish(ClusterKeys.gameChannel(game), ClusterMessage.publication(publication).bytes)
-            case .subscribe(let channel):
-                subscriptions[channel, default: []].insert(node.name)
-                queue.append((node.name, .subscribed(channel)))
-            case .unsubscribe(let channel):
-                subscriptions[channel]?.remove(node.name)
+                publish(ClusterKeys.gameChannel(game), publication.bytes)
+            case .subscribe(let game):
+                subscriptions[ClusterKeys.gameChannel(game), default: []].insert(node.name)
+                queue.append((node.name, .subscribed(game: game)))
+            case .unsubscribe(let game):
+                subscriptions[ClusterKeys.gameChannel(game)]?.remove(node.name)
             case .readStream(let game):
-                queue.append((node.name, .stream(game)))
+                queue.append((node.name, .streamRead(game: game, streams[game] ?? [])))
             case .lookupCode(let code):
-                queue.append((node.name, .code(code)))
+                queue.append((node.name, .codeFound(code: code, node: codes[code], linkFailed: false)))
+            case .round:
+                break
             }
-        case .readHistory, .lookupCommand, .listStoredGames, .solve, .respond, .countError, .log, .resumeStorage, .close:
+        case .read, .solve, .respond, .countError, .countRefusal, .log, .resumeStorage, .close, .remote:
             break
         }
     }
 
     private func publish(_ channel: String, _ payload: [UInt8]) {
-        for name in subscriptions[channel] ?? [] {
+        for name in (subscriptions[channel] ?? []).sorted() {
             if channel.hasPrefix(ClusterKeys.gamePrefix) {
                 let game = String(channel.dropFirst(ClusterKeys.gamePrefix.count))
-                if case .publication(let publication)? = ClusterMessage.parse(payload), dropping?(name, publication) == true {
-                    continue
-                }
-                queue.append((name, .gameMessage(game, payload)))
+                if let publication = Publication.parse(payload), dropping?(name, publication) == true { continue }
+                queue.append((name, .gameMessage(game: game, payload)))
             } else if !deaf.contains(name) {
                 queue.append((name, .nodeMessage(payload)))
             }
@@ -237,7 +222,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.dropping = { node, publication in node == "b" && publication.seq == 2 }
         for _ in 0..<3 { cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#) }
         #expect(cluster.take("b", 7).map { $0["seq"] } == [1, 2, 3])
-        #expect(cluster["b"].hub.counters.gapsFilled == 1)
+        #expect(cluster["b"].hub.cluster?.counters.gapsFilled == 1)
     }
 
     @Test func whenTheStreamLostItTheMemberCatchesUpSilentlyThroughItsOwner() {
@@ -266,7 +251,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.open("c", 8)
         cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
         cluster.now += 1
-        for node in ["a"] { _ = cluster[node].hub.tick(now: cluster.now) }
+        cluster.tick("a")
         cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
         #expect(cluster["a"].hub.room(game)?.spectatorCount == 2)
     }

@@ -8,24 +8,24 @@ import Foundation
 final class HubHarness {
     let hub: Hub
     let store: SQLiteGameStore
-    var now = 1_800_000_000.0
+    /// The one clock: tests move it by hand.
+    var now = Instant(monotonic: 1000, unixTime: 1_800_000_000)
     /// Commit every stored batch as soon as the event that made it is handled.
     var autoCommit: Bool
     /// Answer loads and storage reads at once; otherwise they wait in `pendingReads`.
     var autoRead = true
 
-    private(set) var connections: [ConnectionID: Connection] = [:]
     private var sent: [ConnectionID: [String]] = [:]
     private(set) var batches: [StoreBatch] = []
     private(set) var lastTicket: UInt64 = 0
     private(set) var closed: [ConnectionID: UInt16] = [:]
     /// Every action of the last event, in order (what the driver would have carried out).
     private(set) var actions: [HubAction] = []
-    private(set) var pendingReads: [HubAction] = []
+    private(set) var pendingReads: [StorageRead] = []
     private(set) var loads: [String] = []
     private(set) var resumes = 0
     /// What a cluster node would have asked of Redis.
-    private(set) var redisActions: [RedisAction] = []
+    private(set) var clusterActions: [ClusterAction] = []
     /// Storage fails every write from now on (the ticket is reported failed instead).
     var failWrites = false
     /// Run solver jobs at once (with `solverBudget`); otherwise they wait in `pendingSolves`.
@@ -33,59 +33,49 @@ final class HubHarness {
     var solverBudget = 300_000
     private(set) var solves: [SolveJob] = []
     private(set) var pendingSolves: [SolveJob] = []
+    private var open: Set<ConnectionID> = []
 
     func finishSolves() {
         let jobs = pendingSolves
         pendingSolves = []
-        for job in jobs { run(hub.solved(SolverWork.run(job, budget: solverBudget), now: now)) }
+        for job in jobs { run(.solved(SolverWork.run(job, budget: solverBudget))) }
     }
 
     init(autoCommit: Bool = true, config: Hub.Config = Hub.Config(), store: SQLiteGameStore? = nil,
          winnableSeeds: [WinnableSeed] = []) {
         self.autoCommit = autoCommit
-        let store = store ?? (try! SQLiteGameStore.inMemory())
-        self.store = store
+        self.store = store ?? (try! SQLiteGameStore.inMemory())
         let random = LockedRandom()
-        hub = Hub(config: config, random: { random.next() }, gameIDIsTaken: { (try? store.game(id: $0)) != nil },
-                  winnableSeeds: winnableSeeds)
+        hub = Hub(config: config, random: { random.next() }, winnableSeeds: winnableSeeds)
     }
 
-    /// A test ends as the server's clients do: every open connection closes, which breaks
-    /// the references a connection in a game and its room hold to each other. Otherwise the
-    /// rooms and connections of a test outlive it as cycles, which LeakSanitizer reports
-    /// (`swift test --sanitize=address`), and a real leak would hide among them.
-    deinit {
-        for connection in connections.values where connection.session.isOpen {
-            _ = hub.closed(connection, now: now)
-        }
-    }
+    /// Moves the clock on.
+    func advance(_ seconds: Double) { now = now + seconds }
 
     // MARK: Events
 
-    func open(_ id: ConnectionID, query: [String: String] = [:]) {
-        let connection = Connection(id: id, now: now)
-        connections[id] = connection
-        run(hub.opened(connection, query: query, now: now))
+    func open(_ id: ConnectionID, query: [String: String] = [:], address: ClientAddress = ClientAddress("127.0.0.1")) {
+        open.insert(id)
+        run(.opened(id, address, query: query))
     }
 
-    func send(_ id: ConnectionID, _ text: String) {
-        run(hub.received(connections[id]!, text: Array(text.utf8), now: now))
-    }
+    func send(_ id: ConnectionID, _ text: String) { run(.frame(id, Array(text.utf8))) }
 
     func close(_ id: ConnectionID) {
-        run(hub.closed(connections[id]!, now: now))
+        open.remove(id)
+        run(.closed(id))
     }
 
-    func tick() { run(hub.tick(now: now)) }
+    func tick() { run(.tick) }
 
-    func commit(upTo ticket: UInt64) { run(hub.committed(upTo: ticket)) }
+    func commit(upTo ticket: UInt64) { run(.committed(upTo: ticket, refused: [:])) }
 
     func commitAll() { commit(upTo: lastTicket) }
 
     func http(_ path: String, query: String? = nil) -> HTTPResponse? {
         nextHTTP += 1
         let id = nextHTTP
-        run(hub.http(id, path: path, query: query))
+        run(.http(id, path: path, query: query))
         return responses.removeValue(forKey: id)
     }
 
@@ -96,84 +86,74 @@ final class HubHarness {
     func finishReads() {
         let reads = pendingReads
         pendingReads = []
-        for read in reads { answer(read) }
+        for read in reads { run(.read(answer(read))) }
     }
 
     // MARK: Carrying out actions
 
-    func run(_ first: [HubAction]) {
+    func run(_ event: HubEvent) {
         actions = []
-        var queue = first
+        var queue: [HubEvent] = [event]
         while !queue.isEmpty {
-            let batch = queue
-            queue = []
-            for action in batch {
+            let next = queue.removeFirst()
+            for action in hub.handle(next, at: now) {
                 actions.append(action)
                 queue += carryOut(action)
             }
             if queue.isEmpty && autoCommit && lastCommitted < lastTicket && !failWrites {
                 lastCommitted = lastTicket
-                queue += hub.committed(upTo: lastTicket)
+                queue.append(.committed(upTo: lastTicket, refused: [:]))
             }
         }
     }
 
     private var lastCommitted: UInt64 = 0
 
-    private func carryOut(_ action: HubAction) -> [HubAction] {
+    private func carryOut(_ action: HubAction) -> [HubEvent] {
         switch action {
-        case .send(let frame, let connection):
-            sent[connection.id, default: []].append(frame.text)
-        case .broadcast(let frame, let recipients, _):
-            for connection in recipients { sent[connection.id, default: []].append(frame.text) }
-        case .close(let connection, let code, _):
-            closed[connection.id] = code
+        case .send(let frame, let id):
+            sent[id, default: []].append(frame.text)
+        case .broadcast(let frame, let audience, _):
+            for id in audience { sent[id, default: []].append(frame.text) }
+        case .close(let id, let code, _):
+            closed[id] = code
         case .store(let batch, let ticket):
             lastTicket = ticket
             batches.append(batch)
-            if failWrites {
-                return hub.storageFailed(tickets: ticket...ticket, reason: "disk full", now: now)
-            }
+            if failWrites { return [.storageFailed(ticket...ticket, reason: "disk full")] }
             try! store.write(batch)
         case .resumeStorage:
             resumes += 1
-        case .load(let game):
-            loads.append(game)
-            if autoRead { return answerNow(action) }
-            pendingReads.append(action)
-        case .readHistory, .lookupCommand, .listStoredGames:
-            if autoRead { return answerNow(action) }
-            pendingReads.append(action)
+        case .read(let read):
+            if case .load(let game) = read { loads.append(game) }
+            if autoRead { return [.read(answer(read))] }
+            pendingReads.append(read)
         case .solve(let job):
             solves.append(job)
-            if autoSolve { return hub.solved(SolverWork.run(job, budget: solverBudget), now: now) }
+            if autoSolve { return [.solved(SolverWork.run(job, budget: solverBudget))] }
             pendingSolves.append(job)
         case .respond(let id, let response):
             responses[id] = response
-        case .redis(let action):
-            redisActions.append(action)
-        case .countError, .log:
+        case .cluster(let action):
+            clusterActions.append(action)
+        case .remote, .countError, .countRefusal, .log:
             break
         }
         return []
     }
 
-    private func answer(_ read: HubAction) { run(answerNow(read)) }
-
-    private func answerNow(_ read: HubAction) -> [HubAction] {
+    private func answer(_ read: StorageRead) -> StorageAnswer {
         switch read {
         case .load(let game):
-            return hub.loaded(game, GameLoader.load(game, from: store, windowSize: 128), now: now)
-        case .readHistory(let request):
+            return .loaded(game: game, GameLoader.load(game, from: store, windowSize: 128))
+        case .history(let request):
             let frames = (try? store.diffs(game: request.game, after: request.after, limit: request.limit)) ?? []
-            return hub.historyRead(token: request.token, frames: frames, now: now)
-        case .lookupCommand(let token, let game, let clientID):
-            return hub.commandFound(token: token, seq: (try? store.command(game: game, clientID: clientID))?.seq, now: now)
-        case .listStoredGames(let token, let query):
+            return .history(token: request.token, frames: frames)
+        case .command(let token, let game, let clientID):
+            return .command(token: token, seq: (try? store.command(game: game, clientID: clientID))?.seq)
+        case .listing(let token, let query):
             let games = try? store.recentGames(kind: query.kind?.rawValue, status: query.status, limit: query.limit)
-            return hub.storedGamesListed(token: token, games: games)
-        default:
-            return []
+            return .listing(token: token, games: games)
         }
     }
 

@@ -33,8 +33,8 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let kinds = h.actions.compactMap { action -> String? in
             switch action {
             case .store: return "store"
-            case .broadcast(_, let to, _): return "broadcast \(to.map(\.id).sorted())"
-            case .send(_, let to): return "send \(to.id)"
+            case .broadcast(_, let to, _): return "broadcast \(to.map(\.slot).sorted())"
+            case .send(_, let to): return "send \(to.slot)"
             default: return nil
             }
         }
@@ -68,7 +68,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         for i in 0..<10 { h.send(1, #"{"type":"tap","target":"/stock","id":\#(i)}"#) }
         _ = h.take(1)
         h.send(1, #"{"type":"tap","target":"/stock","id":2}"#)
-        #expect(h.actions.contains { if case .lookupCommand = $0 { return true } else { return false } })
+        #expect(h.actions.contains { if case .read(.command) = $0 { return true } else { return false } })
         #expect(h.take(1) == [.object(["type": "ack", "id": 2, "seq": 3])])
         #expect(h.batches.count == 11, "not applied again")
     }
@@ -287,12 +287,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let h = HubHarness()
         h.open(1)
         let (game, _) = h.createKlondike(1)
-        for id in ConnectionID(2)...ConnectionID(6) {
+        for id in (2...6).map { ConnectionID($0) } {
             h.open(id)
             h.send(id, #"{"type":"watch","game":"\#(game)"}"#)
         }
         h.tick()
-        for id in ConnectionID(1)...ConnectionID(6) {
+        for id in (1...6).map { ConnectionID($0) } {
             let presence = h.take(id).filter { $0["type"] == "presence" }
             #expect(presence == [.object(["type": "presence", "game": .string(game), "players": 1, "spectators": 5])])
         }
@@ -302,12 +302,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let h = HubHarness()
         h.open(1)
         let (game, _) = h.createKlondike(1)
-        var next: ConnectionID = 2
+        var next = 2
         var presences = 0
         for _ in 0..<20 {  // two seconds of ticks, 60 joiners a tick
             for _ in 0..<60 {
-                h.open(next)
-                h.send(next, #"{"type":"watch","game":"\#(game)"}"#)
+                h.open(ConnectionID(next))
+                h.send(ConnectionID(next), #"{"type":"watch","game":"\#(game)"}"#)
                 next += 1
             }
             h.tick()
@@ -366,7 +366,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.now += 31
         h.tick()
         #expect(h.hub.liveGameCount == 0)
-        #expect(h.hub.lobbyEntries().isEmpty)
+        #expect(h.hub.lobby.entries().isEmpty)
 
         h.open(2)
         h.send(2, #"{"type":"watch","game":"\#(game)","since":1,"id":"w"}"#)
@@ -411,7 +411,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func startUpLoadsAreTheLiveGamesAndTheLobbyListsOnlyThem() throws {
         let h = HubHarness(config: config())
-        for id in ConnectionID(1)...ConnectionID(3) {
+        for id in (1...3).map { ConnectionID($0) } {
             h.open(id)
             _ = h.createKlondike(id)
         }
@@ -419,15 +419,15 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.close(2)
         h.now += 61
         h.tick()
-        #expect(h.hub.lobbyEntries().count == 1)
-        #expect(try h.store.games(updatedSince: h.now - 60).isEmpty)
+        #expect(h.hub.lobby.entries().count == 1)
+        #expect(try h.store.games(updatedSince: h.now.unixTime - 60).isEmpty)
         #expect(try h.store.recentGames(kind: nil, status: nil, limit: 10).count == 3)
     }
 
     @Test func theLobbyIsAtMostAHundredMostSpectatorsFirst() {
         let h = HubHarness()
         var games: [String] = []
-        for id in ConnectionID(1)...ConnectionID(120) {
+        for id in (1...120).map { ConnectionID($0) } {
             h.now += 1
             h.open(id)
             games.append(h.createKlondike(id).0)
@@ -438,7 +438,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.send(501, #"{"type":"watch","game":"\#(games[7])"}"#)
         h.open(502)
         h.send(502, #"{"type":"watch","game":"\#(games[3])"}"#)
-        let lobby = h.hub.lobbyEntries()
+        let lobby = h.hub.lobby.entries()
         #expect(lobby.count == 100)
         #expect(lobby.prefix(2).map(\.game) == [games[7], games[3]])
         #expect(lobby[2].game == games[119], "then the most recent activity")
@@ -449,6 +449,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(1)
         let (klondike, _) = h.createKlondike(1)
         h.open(2)
+        h.now += 1  // the plane is the newer game
         h.send(2, #"{"type":"create","kind":"plane"}"#)
         let plane = h.take(2)[0]["game"]!.stringValue!
         func games(_ query: String?) throws -> [String] {

@@ -1,34 +1,57 @@
 import Core
 import Logging
 
-/// What the hub decided, for the driver to carry out against lws, SQLite, worker
-/// threads and metrics. Values only: tests assert them without any of those.
-enum HubAction {
-    case send(OutFrame, to: Connection)
-    /// One frame, encoded once, to every connection in the list. `arrival`: when the move
-    /// that caused it arrived, for the move-latency metric.
-    case broadcast(OutFrame, to: ContiguousArray<Connection>, arrival: ContinuousClock.Instant?)
+/// What the realtime layer decided, for the shell to carry out against lws, storage, worker
+/// threads, Redis and metrics. Plain values keyed by connection ids: tests compare lists of them.
+enum HubAction: Sendable, Equatable {
+    case send(OutFrame, to: ConnectionID)
+    /// One frame, encoded once, to every connection of an audience (the room's own array,
+    /// shared, not copied). `arrival`: when the move that caused it arrived, for the latency metric.
+    case broadcast(OutFrame, to: Audience, arrival: Instant?)
     /// Sends what is queued, then a close frame with this code.
-    case close(Connection, code: UInt16, reason: String)
-    /// Write this batch; its ticket comes back through `committed(upTo:)` or `storageFailed`.
+    case close(ConnectionID, code: UInt16, reason: String)
+    /// Write this batch; its ticket comes back as `committed` or `storageFailed`.
     case store(StoreBatch, ticket: UInt64)
     /// Writes that failed have been dealt with: accept tickets after this one again.
     case resumeStorage(after: UInt64)
-    /// Rebuild a stored game off the service thread; the answer is `loaded(_:_:)`.
-    case load(game: String)
-    /// Read stored diff frames of a game off the service thread; the answer is `historyRead`.
-    case readHistory(HistoryRequest)
-    /// Find the seq of an old command id; the answer is `commandFound`.
-    case lookupCommand(token: UInt64, game: String, clientID: String)
-    /// List stored games (`/api/games` with a limit above the live lobby); the answer is `storedGamesListed`.
-    case listStoredGames(token: UInt64, query: LobbyQuery)
+    /// Read storage off the service thread; the answer comes back as `HubEvent.read`.
+    case read(StorageRead)
     case respond(HTTPRequestID, HTTPResponse)
-    /// Solve on the solver pool; the answer is `solved`.
+    /// Solve on the solver pool; the answer comes back as `HubEvent.solved`.
     case solve(SolveJob)
     /// Talk to the other nodes of a cluster through Redis.
-    case redis(RedisAction)
+    case cluster(ClusterAction)
+    /// What a game owes other nodes' connections, for the cluster machine to turn into
+    /// messages (`ClusterMachine.outgoing`); it never reaches the shell.
+    case remote(RemoteOutput)
     case countError(ErrorCode)
+    /// A per-address limit refused something (`/metrics`).
+    case countRefusal(LimitKind)
     case log(LogLine)
+}
+
+/// What the hub owes other nodes' connections and the nodes that carry them.
+enum RemoteOutput: Sendable, Equatable {
+    /// One broadcast of a game with members on other nodes: published once for all of them.
+    case publish(game: String, Publication)
+    /// Another node's connection receives the game's broadcasts from `seq` on.
+    case subscribed(ConnectionID, game: String, seq: Int)
+    /// Everything a forwarded request caused has gone out to that connection.
+    case marker(ConnectionID, UInt64)
+}
+
+/// The connections that receive a game's broadcasts in one view.
+typealias Audience = ContiguousArray<ConnectionID>
+
+enum StorageRead: Sendable, Equatable {
+    /// Rebuild a stored game; the answer is `.loaded`.
+    case load(game: String)
+    /// Stored diff frames of a game after a seq, one page.
+    case history(HistoryRequest)
+    /// The seq of an old command id.
+    case command(token: UInt64, game: String, clientID: String)
+    /// Stored games, for `/api/games` with a limit above the live lobby.
+    case listing(token: UInt64, query: LobbyQuery)
 }
 
 struct HistoryRequest: Sendable, Equatable {
@@ -38,29 +61,43 @@ struct HistoryRequest: Sendable, Equatable {
     var limit: Int
 }
 
+/// The limits an operator sets (PROTOCOL section 14), as `/metrics` names them.
+enum LimitKind: String, Sendable, CaseIterable {
+    case connectionsPerAddress = "connections-per-address"
+    case origin
+    case createRate = "create-rate"
+    case controlFrames = "control-frames"
+    case chatRate = "chat-rate"
+}
+
 /// One line for the server's log; the driver writes it.
-struct LogLine {
+struct LogLine: Sendable, Equatable {
     var level: Logger.Level
     var message: String
-    var metadata: [(String, String)]
+    var metadata: [Field]
 
-    init(_ level: Logger.Level, _ message: String, _ metadata: [(String, String)] = []) {
+    struct Field: Sendable, Equatable {
+        var key: String
+        var value: String
+    }
+
+    init(_ level: Logger.Level, _ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
         self.level = level
         self.message = message
-        self.metadata = metadata
+        self.metadata = metadata.map { Field(key: $0.key, value: $0.value) }
     }
 }
 
 /// An HTTP request the hub answers (`/api/...`), numbered by the shell.
-public typealias HTTPRequestID = UInt64
+typealias HTTPRequestID = UInt64
 
 /// An HTTP answer.
-public struct HTTPResponse: Sendable, Equatable {
-    public var status: UInt32
-    public var contentType: String
-    public var body: [UInt8]
+struct HTTPResponse: Sendable, Equatable {
+    var status: UInt32
+    var contentType: String
+    var body: [UInt8]
 
-    public init(status: UInt32, contentType: String, body: String) {
+    init(status: UInt32, contentType: String, body: String) {
         self.status = status
         self.contentType = contentType
         self.body = Array(body.utf8)
@@ -75,16 +112,20 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 }
 
-/// What a cluster node asks of Redis.
-enum RedisAction: Equatable {
-    case publish(channel: String, payload: [UInt8])
-    /// A game's broadcast: published once, and a diff kept in the game's capped stream too
-    /// (one atomic step), so a node that missed it can fill the gap.
-    case publishGame(game: String, publication: ClusterMessage.Publication)
-    case subscribe(String)
-    case unsubscribe(String)
-    /// The game's stream, for a gap; the answer is `streamRead`.
-    case readStream(game: String)
-    /// The node a game id code belongs to; the answer is `nodeCodeFound`.
-    case lookupCode(String)
+/// Collects the actions of one event as the parts decide them. Only `Hub.handle` takes them.
+struct Effects {
+    private(set) var actions: [HubAction] = []
+
+    mutating func append(_ action: HubAction) { actions.append(action) }
+
+    mutating func send(_ frame: OutFrame, to id: ConnectionID) { actions.append(.send(frame, to: id)) }
+
+    mutating func log(_ level: Logger.Level, _ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
+        actions.append(.log(LogLine(level, message, metadata)))
+    }
+
+    mutating func take() -> [HubAction] {
+        defer { actions = [] }
+        return actions
+    }
 }

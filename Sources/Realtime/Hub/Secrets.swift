@@ -1,19 +1,31 @@
 import Crypto
 import Foundation
 
-/// Game ids, tokens and token hashes.
-enum Secrets {
-    private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+/// Game ids: eight characters of [a-z0-9] (2.8 trillion of them), short enough to read aloud.
+/// Storage refuses a new game whose id is taken, so a collision costs a retried create, never a
+/// merged game; at a million stored games one create in two million would meet one.
+enum GameIDs {
+    static let length = 8
+    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    /// Six characters of [a-z0-9]: short enough to read aloud, 2 billion of them.
-    static func gameID(using random: inout some RandomNumberGenerator) -> String {
-        String(decoding: (0..<6).map { _ in idAlphabet.randomElement(using: &random)! }, as: UTF8.self)
+    /// `prefix` (a cluster node's code, when ids name their owner) and random characters to `length`.
+    static func make(prefix: String = "", using random: inout some RandomNumberGenerator) -> String {
+        prefix + String(decoding: (0..<(length - prefix.utf8.count)).map { _ in alphabet.randomElement(using: &random)! },
+                        as: UTF8.self)
     }
 
-    /// Game ids are made of these; anything else cannot name a stored game.
+    /// Whether `id` could name a stored game (anything else is `not-found` without a look at storage).
+    static func isPlausible(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy(isIDCharacter)
+    }
+
     static func isIDCharacter(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
+}
+
+/// Tokens and token hashes.
+enum Secrets {
 
     /// 128 random bits, base64url without padding. The server's generator is the system's secure source.
     static func token(using random: inout some RandomNumberGenerator) -> String {

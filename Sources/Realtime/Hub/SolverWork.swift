@@ -3,7 +3,7 @@ import Core
 /// Work for the solver pool: always off the service thread, since a hard deal may take
 /// up to the budget (about a second). The hub hands out jobs as actions and hears back
 /// through `Hub.solved`.
-enum SolveJob: Sendable {
+enum SolveJob: Sendable, Equatable {
     /// The hint for a position, with the verdict on it.
     case hint(token: UInt64, table: Klondike)
     /// A deal for `create`/`reset` with `winnable`: prove the given one, or find the first

@@ -63,9 +63,6 @@ public enum ClientCommand: Sendable, Equatable {
     case hint
     /// A game command whose fields are read once the game's kind is known.
     case gesture(type: String, message: JSON)
-    /// Not a client message: a cluster node's marker after a forwarded request, answered in
-    /// order once everything before it is (section 11).
-    case forwardDone(UInt64)
 }
 
 /// Turns a text frame into a request, or the error that answers it.

@@ -79,7 +79,17 @@ enum ServerMessage: Sendable {
     }
 
     /// The message as one frame, ready to share among receivers.
-    var frame: OutFrame { OutFrame(encoded) }
+    var frame: OutFrame { OutFrame(encoded, kind: frameKind) }
+
+    private var frameKind: FrameKind {
+        switch self {
+        case .joined(let game, let kind, let role, _): return .joined(game: game, kind: kind, role: role)
+        case .diff(_, let seq, _, _): return .diff(seq: seq)
+        case .ack, .error: return .answer
+        case .left(let game): return .left(game: game)
+        default: return .plain
+        }
+    }
 }
 
 /// A connection's place in a game.

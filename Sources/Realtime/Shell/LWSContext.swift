@@ -69,7 +69,8 @@ final class LWSContext {
     private var listenWatch: UnsafeMutableRawPointer?
     private var vhost: OpaquePointer?
 
-    private var nextConnectionID: ConnectionID = 1
+    /// Every open WebSocket connection, by its number: a broadcast's ids are an index each.
+    private var connections = Slab<Connection>()
     private var nextHTTPID: HTTPRequestID = 1
     /// HTTP requests whose answer comes later, and answers waiting for their socket to be writable.
     private var pendingHTTP: [HTTPRequestID: OpaquePointer] = [:]
@@ -207,6 +208,9 @@ final class LWSContext {
         tables = nil
     }
 
+    /// The open connection with this number, if it is still open.
+    func connection(_ id: ConnectionID) -> Connection? { connections[id] }
+
     // MARK: Sending
 
     /// Queues a frame. `bulk`: part of a broadcast to a crowd, written in bites between
@@ -343,8 +347,9 @@ final class LWSContext {
 
         case LWS_CALLBACK_ESTABLISHED:
             guard let user else { return -1 }
-            let connection = Connection(id: nextConnectionID, now: Date().timeIntervalSince1970)
-            nextConnectionID += 1
+            let address = peerAddress(wsi)
+            let id = connections.insert { Connection(id: $0, address: address) }
+            guard let connection = connections[id] else { return -1 }
             connection.io.socket = SocketHandle(wsi: wsi)
             // Retained here, released on CLOSED: lws holds the only reference meanwhile.
             let pointer = UInt64(UInt(bitPattern: Unmanaged.passRetained(connection).toOpaque()))
@@ -402,6 +407,7 @@ final class LWSContext {
             connection.io.isClosed = true
             connection.io.socket = nil
             events?.closed(connection)
+            connections.remove(connection.id)
             return 0
 
         case LWS_CALLBACK_HTTP:
@@ -445,6 +451,15 @@ final class LWSContext {
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
+    }
+
+    /// The peer's address as text (`127.0.0.1`, `::1`).
+    private func peerAddress(_ wsi: OpaquePointer) -> ClientAddress {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return ClientAddress("unknown") }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // An IPv4 peer on a dual-stack socket reads as ::ffff:a.b.c.d: it is that IPv4 address.
+        return ClientAddress(text.hasPrefix("::ffff:") && text.contains(".") ? String(text.dropFirst(7)) : text)
     }
 
     /// The HTTP request an lws connection waits to answer (its id, and the top bit for HEAD).

@@ -202,8 +202,6 @@ final class RedisLink {
         send(on: subscriber, ["UNSUBSCRIBE", channel].map { Array($0.utf8) }, reply: nil)
     }
 
-    func isSubscribed(_ channel: String) -> Bool { channels.contains(channel) }
-
     private func sendSubscribe(_ channel: String) {
         guard let subscriber else { return }
         // The callback stays registered for the channel: it gets every message on it.

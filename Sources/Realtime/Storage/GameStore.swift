@@ -66,6 +66,8 @@ public struct StoreBatch: Sendable, Equatable {
     public var winnableSeedsAdded: [WinnableSeed] = []
     /// Pool seeds dealt: never dealt twice.
     public var winnableSeedsTaken: [WinnableSeed] = []
+    /// Games created by this batch: storage refuses one whose id is taken (`StoreRefusal.idTaken`).
+    public var newGames: [String] = []
 
     public init(games: [StoredGame] = [], commands: [StoredCommand] = [], winnableSeedsAdded: [WinnableSeed] = [],
                 winnableSeedsTaken: [WinnableSeed] = []) {
@@ -84,6 +86,7 @@ public struct StoreBatch: Sendable, Equatable {
         commands.append(contentsOf: other.commands)
         winnableSeedsAdded.append(contentsOf: other.winnableSeedsAdded)
         winnableSeedsTaken.append(contentsOf: other.winnableSeedsTaken)
+        newGames.append(contentsOf: other.newGames)
     }
 }
 

@@ -1,0 +1,427 @@
+import Core
+
+/// What Redis and the other nodes tell a cluster node, as the cluster driver hands it over.
+enum ClusterEvent: Sendable {
+    case link(up: Bool)
+    /// The periodic look at Redis: node codes, live nodes (with their incarnations), other nodes' lobbies.
+    case view(codes: [String: String], alive: [String: String], lobbies: [String: [LobbyEntry]])
+    /// A message on this node's own channel (an envelope's bytes).
+    case nodeMessage([UInt8])
+    /// A message on a game's channel (a publication's bytes).
+    case gameMessage(game: String, [UInt8])
+    /// Redis confirmed the subscription to a game's channel.
+    case subscribed(game: String)
+    /// A game's stream, read for a gap (nil: it could not be read).
+    case streamRead(game: String, [Publication]?)
+    /// The node that holds a game id code (nil: none, or the link failed).
+    case codeFound(code: String, node: String?, linkFailed: Bool)
+    /// Another process took this node's name: it must not apply commands any more.
+    case fenced
+}
+
+/// What a cluster node asks of Redis; the cluster driver in the shell carries it out.
+enum ClusterAction: Sendable, Equatable {
+    case send(node: String, ClusterEnvelope)
+    /// One broadcast on a game's channel; a diff is kept in the game's capped stream too, in one atomic step.
+    case publish(game: String, Publication)
+    case subscribe(game: String)
+    case unsubscribe(game: String)
+    case readStream(game: String)
+    case lookupCode(String)
+    /// Once a second: renew this node's lease, share its lobby, and read the cluster's view.
+    case round(lobby: [LobbyEntry])
+}
+
+/// A cluster node's part of the realtime layer (PROTOCOL section 11), in front of the hub:
+/// it decides where a request goes (here, or carried to its game's owner), turns what the
+/// hub owes other nodes' connections into messages, and turns other nodes' messages into
+/// requests the hub handles as if they were local. The hub sees local members and, per game,
+/// one remote audience; nothing below this type knows Redis.
+final class ClusterMachine {
+    let identity: ClusterIdentity
+    /// Game ids start with their owner's code (each node keeps its own storage).
+    let idsNameOwner = true
+    private let sessions: SessionTable
+    private var nodes: NodeDirectory
+    private let feeds: RemoteFeeds
+    private var owned: RemoteSessions
+    /// `/api/games/GAME` asked of an owner on another node, by token.
+    private let apiRequests = PendingTable<(request: HTTPRequestID, deadline: Instant)>()
+    /// Connections waiting for the node behind a game id's code.
+    private var codeWaiters: [String: [ConnectionID]] = [:]
+    private var linkUp = false
+    private var fenced = false
+    private var lastRound = Instant.distantPast
+    private var published = 0
+
+    init(identity: ClusterIdentity, sessions: SessionTable) {
+        self.identity = identity
+        self.sessions = sessions
+        nodes = NodeDirectory(identity: identity)
+        feeds = RemoteFeeds(node: identity.node, sessions: sessions)
+        owned = RemoteSessions(sessions: sessions)
+    }
+
+    var counters: ClusterCounters {
+        var counters = feeds.counters
+        counters.published = published
+        return counters
+    }
+
+    /// How long a request for an owner never seen alive may wait before it is unavailable.
+    private var patience: Double { max(2, identity.leaseSeconds / 2) }
+
+    /// What the hub is asked to do for the cluster.
+    enum LocalRequest {
+        /// A request of another node's connection (this node owns its game).
+        case frame(ConnectionID, [UInt8])
+        case marker(ConnectionID, UInt64)
+        /// Another node's connection is gone.
+        case closed(ConnectionID)
+        /// Another node's `/api/games/GAME`.
+        case http(HTTPRequestID, path: String)
+        /// A local connection's forwarded request was answered: its held requests go on.
+        case resume(ConnectionID)
+        case refuse(ConnectionID, ProtocolError, requestID: JSON?)
+        /// A local connection joined a game elsewhere: it leaves its game here.
+        case leaveLocalGame(ConnectionID)
+        case lobbies([String: [LobbyEntry]])
+        case refuseCommands(ProtocolError?)
+    }
+
+    // MARK: Routing a local connection's request
+
+    enum Route: Equatable {
+        case here
+        /// Carried to the owner, answered with an error, or waiting to learn the owner.
+        case elsewhere
+    }
+
+    func route(_ id: ConnectionID, _ request: ClientRequest, now: Instant, into effects: inout Effects) -> Route {
+        switch request.command {
+        case .create, .list:
+            return .here
+        case .join(let game, _, _, _), .watch(let game, _, _):
+            switch nodes.owner(of: game) {
+            case .here, .nobody:
+                return .here
+            case .unknownCode(let code):
+                guard linkUp else { return .here }
+                // A code this node has not heard of yet (a node that just joined): ask Redis, then route.
+                sessions.holdFirst(id, .request(.request(request), arrival: nil))
+                sessions.setWait(id, .owner(code))
+                if codeWaiters[code] == nil { effects.append(.cluster(.lookupCode(code))) }
+                codeWaiters[code, default: []].append(id)
+                return .elsewhere
+            case .node(let owner):
+                feeds.clientRejoins(id)
+                forward(id, request, to: owner, game: game, now: now, into: &effects)
+                return .elsewhere
+            }
+        case .leave, .show, .hint, .gesture:
+            guard let membership = feeds.memberships[id] else { return .here }
+            forward(id, request, to: membership.owner, game: nil, now: now, into: &effects)
+            return .elsewhere
+        }
+    }
+
+    private func forward(_ id: ConnectionID, _ request: ClientRequest, to owner: String, game: String?, now: Instant,
+                         into effects: inout Effects) {
+        guard linkUp else {
+            refuse(id, .unavailable("the cluster's link to Redis is down; try again"), request.id, into: &effects)
+            return
+        }
+        // An owner never seen alive may have started a moment ago (its key written after this
+        // node's last look): its requests go, and fail only if it stays unseen a while. An
+        // owner seen and now gone is refused at once.
+        guard !nodes.isGone(owner) else {
+            refuse(id, .unavailable("the node that owns this game cannot be reached now; try again"), request.id,
+                   into: &effects)
+            return
+        }
+        feeds.forward(id, request, to: owner, game: game, now: now, lease: identity.leaseSeconds, silent: false,
+                      into: &effects)
+    }
+
+    private func refuse(_ id: ConnectionID, _ error: ProtocolError, _ requestID: JSON?, into effects: inout Effects) {
+        effects.append(.countError(error.code))
+        effects.send(ServerMessage.error(error, id: requestID).frame, to: id)
+    }
+
+    /// A request of a local connection was handled here: if that put it in a game of this
+    /// node, it is no longer in a game elsewhere.
+    func settle(_ id: ConnectionID, into effects: inout Effects) {
+        guard sessions.room(of: id) != nil, feeds.memberships[id] != nil else { return }
+        feeds.detach(id, into: &effects)
+    }
+
+    /// `/api/games/GAME` for a game another node owns: asked of the owner. True if handled.
+    func routeHTTP(_ request: HTTPRequestID, path: String, now: Instant, into effects: inout Effects) -> Bool {
+        guard path.hasPrefix("/api/games/"), case .node(let owner) = nodes.owner(of: String(path.dropFirst(11))) else {
+            return false
+        }
+        guard linkUp, nodes.isAlive(owner) else {
+            effects.append(.respond(request, .text(503, "the node that owns this game cannot be reached now\n")))
+            return true
+        }
+        let token = apiRequests.issue((request, now + identity.leaseSeconds))
+        effects.append(.cluster(.send(node: owner, .apiRequest(from: identity.node, token: token,
+                                                               game: String(path.dropFirst(11))))))
+        return true
+    }
+
+    func closed(_ id: ConnectionID, into effects: inout Effects) {
+        if id.isRemote {
+            owned.forget(id)
+        } else {
+            feeds.closed(id, into: &effects)
+        }
+    }
+
+    func loaded(_ game: String, found: Bool, into effects: inout Effects) {}
+
+    func rested(_ game: String, into effects: inout Effects) {}
+
+    // MARK: Events
+
+    func receive(_ event: ClusterEvent, now: Instant, into effects: inout Effects) -> [LocalRequest] {
+        switch event {
+        case .link(let up):
+            guard linkUp != up else { return [] }
+            linkUp = up
+            if up {
+                nodes.linkCameUp(now: now)
+                // Broadcasts may have been missed while the link was down: every remote member catches up.
+                for id in feeds.members(where: { _ in true }) { resync(id, now: now, into: &effects) }
+                lastRound = .distantPast
+                return []
+            }
+            return fail(feeds.failForwards { _ in true })
+        case .view(let codes, let alive, let lobbies):
+            return view(codes: codes, alive: alive, lobbies: lobbies, now: now, into: &effects)
+        case .nodeMessage(let bytes):
+            guard let envelope = ClusterEnvelope.parse(bytes) else {
+                effects.log(.warning, "a malformed message on this node's channel was dropped", ["bytes": "\(bytes.count)"])
+                return []
+            }
+            return envelopeArrived(envelope, now: now, into: &effects)
+        case .gameMessage(let game, let bytes):
+            guard let publication = Publication.parse(bytes) else { return [] }
+            feeds.publication(publication, of: game, into: &effects)
+            return []
+        case .subscribed(let game):
+            feeds.channelSubscribed(game, into: &effects)
+            return []
+        case .streamRead(let game, let publications):
+            for id in feeds.streamRead(game, publications, into: &effects) { resync(id, now: now, into: &effects) }
+            return []
+        case .codeFound(let code, let node, let linkFailed):
+            return codeFound(code, node: node, linkFailed: linkFailed)
+        case .fenced:
+            guard !fenced else { return [] }
+            fenced = true
+            effects.log(.critical, "another process took this node's name: it stops applying commands for its games",
+                        ["node": identity.node])
+            return [.refuseCommands(.unavailable("this node no longer owns games: another process took its name"))]
+        }
+    }
+
+    private func envelopeArrived(_ envelope: ClusterEnvelope, now: Instant, into effects: inout Effects) -> [LocalRequest] {
+        switch envelope {
+        case .forward(let from, let connection, let number, let message):
+            // As owner: the request of another node's connection, answered as if it were local.
+            let id = owned.session(node: from, connection: connection, now: now)
+            return [.frame(id, message), .marker(id, number)]
+        case .detach(let from, let connection):
+            guard let id = owned.existing(node: from, connection: connection) else { return [] }
+            return [.closed(id)]
+        case .apiRequest(let from, let token, let game):
+            return [.http(owned.httpRequest(node: from, token: token), path: "/api/games/" + game)]
+        case .reply(let connection, let kind, let frame):
+            let id = ConnectionID(raw: connection)
+            guard !id.isRemote, sessions.isOpen(id) else { return [] }
+            let outcome = feeds.reply(id, kind: kind, into: &effects)
+            if outcome.deliver { effects.send(OutFrame(bytes: frame, kind: FrameKind(kind)), to: id) }
+            return outcome.leavesLocalGame ? [.leaveLocalGame(id)] : []
+        case .done(let connection, let number):
+            let id = ConnectionID(raw: connection)
+            return feeds.done(id, number: number) ? [.resume(id)] : []
+        case .subscribed(let connection, let game, let seq):
+            for behind in feeds.subscribed(ConnectionID(raw: connection), game: game, seq: seq) {
+                resync(behind, now: now, into: &effects)
+            }
+            return []
+        case .apiAnswer(let token, let status, let body):
+            guard let pending = apiRequests.take(token) else { return [] }
+            let type = status == 200 ? "application/json" : "text/plain"
+            effects.append(.respond(pending.request, HTTPResponse(status: status, contentType: type,
+                                                                  body: String(decoding: body, as: UTF8.self))))
+            return []
+        }
+    }
+
+    private func codeFound(_ code: String, node: String?, linkFailed: Bool) -> [LocalRequest] {
+        if let node { nodes.learn(code: code, node: node) }
+        var requests: [LocalRequest] = []
+        for id in codeWaiters.removeValue(forKey: code) ?? [] where sessions.endWait(id, .owner(code)) {
+            if node == nil, case .request(.request(let request), _)? = sessions.takeFirstHeld(id) {
+                // No node has this code: no such game anywhere.
+                let error = linkFailed ? ProtocolError.unavailable("the cluster's link to Redis is down; try again")
+                    : ProtocolError(.notFound, "no game with that id")
+                requests.append(.refuse(id, error, requestID: request.id))
+            } else {
+                requests.append(.resume(id))
+            }
+        }
+        return requests
+    }
+
+    /// Forwards that failed: their clients hear `unavailable` (unless the node sent them itself).
+    private func fail(_ failed: [(ConnectionID, RemoteFeeds.Forward)]) -> [LocalRequest] {
+        failed.map { id, forward in
+            forward.silent ? .resume(id)
+                : .refuse(id, .unavailable("the node that owns this game cannot be reached now; try again"),
+                          requestID: forward.requestID)
+        }
+    }
+
+    private func resync(_ id: ConnectionID, now: Instant, into effects: inout Effects) {
+        feeds.resync(id, now: now, lease: identity.leaseSeconds, into: &effects)
+    }
+
+    /// What the periodic look at Redis found.
+    private func view(codes: [String: String], alive: [String: String], lobbies: [String: [LobbyEntry]], now: Instant,
+                      into effects: inout Effects) -> [LocalRequest] {
+        let changes = nodes.read(codes: codes, alive: alive, now: now)
+        var requests: [LocalRequest] = [.lobbies(lobbies.filter { $0.key != identity.node && alive[$0.key] != nil })]
+        // Owners gone past their lease, or never seen and past the patience: what waits on them is unavailable.
+        requests += fail(feeds.failForwards { forward in
+            let unseenTooLong = nodes.wasNeverSeen(forward.owner) && now.since(forward.sent) >= patience
+            return (!nodes.isAlive(forward.owner) && (!nodes.wasNeverSeen(forward.owner) || unseenTooLong))
+                || now > forward.deadline
+        })
+        // Owners back with a new incarnation lost their sessions: members join again.
+        for id in feeds.members(where: { changes.restarted.contains($0.owner) }) { resync(id, now: now, into: &effects) }
+        // Members whose catch-up got lost (an owner not listening yet after a restart) try again.
+        for id in feeds.adrift(ownerAlive: nodes.isAlive) { resync(id, now: now, into: &effects) }
+        // Nodes whose lease ran out: their connections' sessions here end, and leave the presence counts.
+        for id in owned.sessions(of: changes.dead) { requests.append(.closed(id)) }
+        for (_, pending) in apiRequests.takeAll(where: { now > $0.deadline }) {
+            effects.append(.respond(pending.request, .text(503, "the node that owns this game cannot be reached now\n")))
+        }
+        return requests
+    }
+
+    /// Once a second, the driver's round: the lease renewed, the lobby shared, the view read.
+    func tick(now: Instant, lobby: @autoclosure () -> [LobbyEntry], into effects: inout Effects) -> [LocalRequest] {
+        guard linkUp, now.since(lastRound) >= 1 else { return [] }
+        lastRound = now
+        effects.append(.cluster(.round(lobby: lobby())))
+        return []
+    }
+
+    // MARK: What the hub owes other nodes
+
+    /// Turns the hub's actions for other nodes' connections into messages to their nodes.
+    func outgoing(_ actions: [HubAction]) -> [HubAction] {
+        guard actions.contains(where: needsRewrite) else { return actions }
+        return actions.compactMap { action in
+            switch action {
+            case .send(let frame, let id) where id.isRemote:
+                guard let address = owned.address(of: id) else { return nil }
+                return .cluster(.send(node: address.node, .reply(connection: address.connection,
+                                                                 kind: ClusterEnvelope.ReplyKind(frame.kind),
+                                                                 frame: frame.bytes)))
+            case .close(let id, _, _) where id.isRemote:
+                return nil
+            case .remote(.publish(let game, let publication)):
+                published += 1
+                return .cluster(.publish(game: game, publication))
+            case .remote(.subscribed(let id, let game, let seq)):
+                guard let address = owned.address(of: id) else { return nil }
+                return .cluster(.send(node: address.node, .subscribed(connection: address.connection, game: game, seq: seq)))
+            case .remote(.marker(let id, let number)):
+                guard let address = owned.address(of: id) else { return nil }
+                return .cluster(.send(node: address.node, .done(connection: address.connection, request: number)))
+            case .respond(let request, let response) where RemoteSessions.isRemoteHTTP(request):
+                guard let asker = owned.takeHTTPRequest(request) else { return nil }
+                return .cluster(.send(node: asker.node, .apiAnswer(token: asker.token, status: response.status,
+                                                                   body: response.body)))
+            default:
+                return action
+            }
+        }
+    }
+
+    private func needsRewrite(_ action: HubAction) -> Bool {
+        switch action {
+        case .send(_, let id), .close(let id, _, _): return id.isRemote
+        case .remote: return true
+        case .respond(let request, _): return RemoteSessions.isRemoteHTTP(request)
+        default: return false
+        }
+    }
+}
+
+extension FrameKind {
+    /// A reply's kind as the owner sent it, for the frame passed on to the client.
+    init(_ kind: ClusterEnvelope.ReplyKind) {
+        switch kind {
+        case .diff(let seq): self = .diff(seq: seq)
+        case .answer: self = .answer
+        case .left(let game): self = .left(game: game)
+        case .plain, .joined: self = .plain
+        }
+    }
+}
+
+/// As owner: the sessions of other nodes' connections, by their node and number there, and
+/// other nodes' `/api/games/GAME` requests, numbered in a range of their own.
+struct RemoteSessions {
+    struct Address: Hashable {
+        var node: String
+        var connection: UInt64
+    }
+
+    private let sessions: SessionTable
+    private var byAddress: [Address: ConnectionID] = [:]
+    private var addresses: [ConnectionID: Address] = [:]
+    private var httpAskers: [HTTPRequestID: (node: String, token: UInt64)] = [:]
+    private var lastHTTP: HTTPRequestID = 0
+
+    init(sessions: SessionTable) { self.sessions = sessions }
+
+    static func isRemoteHTTP(_ request: HTTPRequestID) -> Bool { request >> 63 == 1 }
+
+    mutating func session(node: String, connection: UInt64, now: Instant) -> ConnectionID {
+        let address = Address(node: node, connection: connection)
+        if let id = byAddress[address], sessions.isOpen(id) { return id }
+        let id = sessions.openRemote(now: now)
+        byAddress[address] = id
+        addresses[id] = address
+        return id
+    }
+
+    func existing(node: String, connection: UInt64) -> ConnectionID? { byAddress[Address(node: node, connection: connection)] }
+
+    func address(of id: ConnectionID) -> Address? { addresses[id] }
+
+    mutating func forget(_ id: ConnectionID) {
+        guard let address = addresses.removeValue(forKey: id) else { return }
+        byAddress[address] = nil
+    }
+
+    func sessions(of nodes: Set<String>) -> [ConnectionID] {
+        guard !nodes.isEmpty else { return [] }
+        return addresses.filter { nodes.contains($0.value.node) }.map(\.key).sorted()
+    }
+
+    mutating func httpRequest(node: String, token: UInt64) -> HTTPRequestID {
+        lastHTTP += 1
+        let id = 1 << 63 | lastHTTP
+        httpAskers[id] = (node, token)
+        return id
+    }
+
+    mutating func takeHTTPRequest(_ id: HTTPRequestID) -> (node: String, token: UInt64)? { httpAskers.removeValue(forKey: id) }
+}

@@ -1,0 +1,349 @@
+import Core
+
+/// This node's connections in games that other nodes own: where each one's requests go
+/// (forwards, one at a time, answered by the owner's `done`), which game's broadcasts it
+/// receives, and each such game's feed: the publications passed on in seq order, a gap
+/// filled from the game's stream, or the members caught up again through the owner.
+final class RemoteFeeds {
+    /// A local connection in a game another node owns.
+    struct Membership {
+        var owner: String
+        var game: String
+        /// The join or watch that put it there, to send again (with `since`) to catch it up.
+        var join: JSON
+        var view: RaceViewer
+        /// The seq of the last diff it was given in the owner's replies.
+        var seq: Int
+        /// Its slot in its feed's audience while it receives publications; -1 before.
+        var slot = -1
+    }
+
+    /// One remote game as this node receives it.
+    struct Feed {
+        var audiences: [RaceViewer: Audience] = [:]
+        var receivers = 0
+        /// The seq of the last diff passed on (nil: none seen yet).
+        var lastSeq: Int?
+        /// Publications held while a gap is read from the game's stream.
+        var gap: [Publication]?
+        /// Redis confirmed the channel: forwards that join the game waited for that.
+        var subscribed = false
+        var awaiting: [(owner: String, envelope: ClusterEnvelope)] = []
+    }
+
+    /// A request carried to an owner and not yet answered in full.
+    struct Forward {
+        var owner: String
+        var number: UInt64
+        var requestID: JSON?
+        var deadline: Instant
+        var sent: Instant
+        /// A join or watch: the message, and the game it is for.
+        var join: JSON?
+        var game: String?
+        /// Sent by this node to catch a member up, not by its client: the client sees only the
+        /// diffs it missed (no second `joined`, no ack, no error if it fails).
+        var silent: Bool
+    }
+
+    private let node: String
+    private let sessions: SessionTable
+    private(set) var memberships: [ConnectionID: Membership] = [:]
+    private var feeds: [String: Feed] = [:]
+    private(set) var forwards: [ConnectionID: Forward] = [:]
+    private var lastNumber: UInt64 = 0
+    private(set) var counters = ClusterCounters()
+
+    init(node: String, sessions: SessionTable) {
+        self.node = node
+        self.sessions = sessions
+    }
+
+    // MARK: Forwarding
+
+    /// Carries a request to its game's owner; the connection waits until the owner's `done`.
+    /// A join or watch subscribes to the game's channel first, so no broadcast after it is missed.
+    func forward(_ id: ConnectionID, _ request: ClientRequest, to owner: String, game: String?, now: Instant,
+                 lease: Double, silent: Bool, into effects: inout Effects) {
+        lastNumber += 1
+        sessions.setWait(id, .remote(lastNumber))
+        forwards[id] = Forward(owner: owner, number: lastNumber, requestID: request.id, deadline: now + lease, sent: now,
+                               join: game == nil ? nil : request.message, game: game, silent: silent)
+        let envelope = ClusterEnvelope.forward(from: node, connection: id.raw, request: lastNumber,
+                                               message: Array(request.message.encoded.utf8))
+        counters.forwarded += 1
+        guard let game else {
+            effects.append(.cluster(.send(node: owner, envelope)))
+            return
+        }
+        if feeds[game] == nil {
+            feeds[game] = Feed(awaiting: [(owner, envelope)])
+            effects.append(.cluster(.subscribe(game: game)))
+        } else if feeds[game]?.subscribed == false {
+            feeds[game]?.awaiting.append((owner, envelope))
+        } else {
+            effects.append(.cluster(.send(node: owner, envelope)))
+        }
+    }
+
+    /// Redis confirmed a game channel: the forwards that waited for it go out.
+    func channelSubscribed(_ game: String, into effects: inout Effects) {
+        guard feeds[game] != nil else { return }
+        feeds[game]?.subscribed = true
+        for (owner, envelope) in feeds[game]?.awaiting ?? []
+        where forwards.values.contains(where: { $0.owner == owner && isForward(envelope, $0.number) }) {
+            effects.append(.cluster(.send(node: owner, envelope)))
+        }
+        feeds[game]?.awaiting = []
+    }
+
+    /// The owner's `done`: the forward is answered in full. True if it was the one waited for.
+    func done(_ id: ConnectionID, number: UInt64) -> Bool {
+        guard forwards[id]?.number == number, sessions.endWait(id, .remote(number)) else { return false }
+        forwards[id] = nil
+        return true
+    }
+
+    /// Forwards that can no longer be answered (their owner is gone, a deadline passed, the
+    /// link dropped): the connection stops waiting; its client hears `unavailable` unless the
+    /// forward was the node's own.
+    func failForwards(where failing: (Forward) -> Bool) -> [(ConnectionID, Forward)] {
+        var failed: [(ConnectionID, Forward)] = []
+        for (id, forward) in forwards.sorted(by: { $0.key < $1.key }) where failing(forward) {
+            forwards[id] = nil
+            if let game = forward.game { feeds[game]?.awaiting.removeAll { $0.owner == forward.owner && isForward($0.envelope, forward.number) } }
+            if sessions.endWait(id, .remote(forward.number)) { failed.append((id, forward)) }
+        }
+        return failed
+    }
+
+    private func isForward(_ envelope: ClusterEnvelope, _ number: UInt64) -> Bool {
+        if case .forward(_, _, let n, _) = envelope { return n == number }
+        return false
+    }
+
+    // MARK: Replies from owners
+
+    /// What a reply from an owner asks of the node.
+    struct ReplyOutcome {
+        var deliver: Bool
+        /// The connection joined a remote game while in a game of this node: it leaves that one.
+        var leavesLocalGame = false
+    }
+
+    func reply(_ id: ConnectionID, kind: ClusterEnvelope.ReplyKind, into effects: inout Effects) -> ReplyOutcome {
+        let silent = forwards[id]?.silent == true
+        switch kind {
+        case .joined(let game, let gameKind, let player):
+            guard let forward = forwards[id] else { return ReplyOutcome(deliver: true) }
+            // The owner took it in: whatever game it was in before, here or on another node, it left.
+            let outcome = ReplyOutcome(deliver: !silent, leavesLocalGame: sessions.room(of: id) != nil)
+            let old = memberships[id]
+            if let old, old.game != game || old.owner != forward.owner {
+                if old.owner == forward.owner { stopReceiving(id, into: &effects) } else { detach(id, into: &effects) }
+            }
+            var join = forward.join ?? old?.join ?? .null
+            var view = RaceViewer.spectator
+            if gameKind == GameKind.race.rawValue, let player {
+                view = .seat(player)
+                join = join.setting("seat", to: .string(player))  // a re-join takes the same table back
+            }
+            let same = old?.game == game && old?.owner == forward.owner
+            memberships[id] = Membership(owner: forward.owner, game: game, join: join, view: view,
+                                         seq: same ? old?.seq ?? 0 : 0, slot: same ? old?.slot ?? -1 : -1)
+            return outcome
+        case .diff(let seq):
+            guard memberships[id] != nil else { return ReplyOutcome(deliver: true) }
+            guard seq > memberships[id]!.seq else { return ReplyOutcome(deliver: false) }  // it has this one already
+            memberships[id]?.seq = seq
+            return ReplyOutcome(deliver: true)
+        case .answer:
+            return ReplyOutcome(deliver: !silent)
+        case .left(let game):
+            if memberships[id]?.game == game {
+                stopReceiving(id, into: &effects)
+                memberships[id] = nil
+                dropFeedIfIdle(game, into: &effects)
+            }
+            return ReplyOutcome(deliver: true)
+        case .plain:
+            return ReplyOutcome(deliver: true)
+        }
+    }
+
+    /// The owner's marker: the member's state is current as of `seq`, and it receives the
+    /// game's publications from here on. Every publication up to `seq` reached this node before
+    /// the marker (one sender, one order), so members that were receiving and are behind it
+    /// missed diffs: they are returned, to catch up through the owner.
+    func subscribed(_ id: ConnectionID, game: String, seq: Int) -> [ConnectionID] {
+        guard var membership = memberships[id], membership.game == game, membership.slot < 0 else { return [] }
+        var behind: [ConnectionID] = []
+        var feed = feeds[game] ?? Feed(subscribed: true)
+        if let last = feed.lastSeq, seq > last {
+            behind = feed.audiences.values.flatMap { $0 }
+            feed.lastSeq = seq
+        } else if feed.lastSeq == nil {
+            feed.lastSeq = seq
+        }
+        membership.seq = max(membership.seq, seq)
+        membership.slot = feed.audiences[membership.view, default: []].count
+        feed.audiences[membership.view, default: []].append(id)
+        feed.receivers += 1
+        feeds[game] = feed
+        memberships[id] = membership
+        return behind
+    }
+
+    // MARK: Publications
+
+    /// A broadcast on a game's channel, passed to this node's members of that game in seq
+    /// order; a gap is read from the game's stream first (`readStream`).
+    func publication(_ publication: Publication, of game: String, into effects: inout Effects) {
+        counters.received += 1
+        guard var feed = feeds[game] else { return }
+        defer { feeds[game] = feed }
+        if feed.gap != nil {
+            feed.gap?.append(publication)
+            return
+        }
+        if publication.isDiff {
+            if feed.receivers == 0 {
+                // No member receives it yet (they are joining): nothing to fill, just where the stream is.
+                feed.lastSeq = max(feed.lastSeq ?? 0, publication.seq)
+                return
+            }
+            let last = feed.lastSeq ?? (publication.seq - 1)
+            if publication.seq <= last { return }
+            if publication.seq > last + 1 {
+                feed.gap = [publication]
+                effects.append(.cluster(.readStream(game: game)))
+                return
+            }
+            feed.lastSeq = publication.seq
+        }
+        pass(publication, to: feed, into: &effects)
+    }
+
+    /// Each part's frame once, to the audiences of its views.
+    private func pass(_ publication: Publication, to feed: Feed, into effects: inout Effects) {
+        for part in publication.parts {
+            let frame = OutFrame(bytes: part.frame, kind: publication.isDiff ? .diff(seq: publication.seq) : .plain)
+            if part.views == ["all"] {
+                for audience in feed.audiences.values where !audience.isEmpty {
+                    effects.append(.broadcast(frame, to: audience, arrival: nil))
+                }
+            } else {
+                for tag in part.views {
+                    guard let audience = feed.audiences[tag == "*" ? .spectator : .seat(tag)], !audience.isEmpty else { continue }
+                    effects.append(.broadcast(frame, to: audience, arrival: nil))
+                }
+            }
+        }
+    }
+
+    /// The game's stream, read for a gap: the missing diffs, then what was held; when the
+    /// stream no longer has them (Redis restarted), returns the members to catch up through the owner.
+    func streamRead(_ game: String, _ publications: [Publication]?, into effects: inout Effects) -> [ConnectionID] {
+        guard var feed = feeds[game], let held = feed.gap else { return [] }
+        feed.gap = nil
+        let last = feed.lastSeq ?? 0
+        let firstHeld = held.first { $0.isDiff }?.seq ?? last + 1
+        let missing = (publications ?? []).filter { $0.isDiff && $0.seq > last && $0.seq < firstHeld }
+            .sorted { $0.seq < $1.seq }
+        guard missing.map(\.seq) == Array(stride(from: last + 1, to: firstHeld, by: 1)) else {
+            feeds[game] = feed
+            counters.resyncs += 1
+            return memberships.filter { $0.value.game == game }.map(\.key).sorted()
+        }
+        counters.gapsFilled += 1
+        for publication in missing {
+            feed.lastSeq = publication.seq
+            pass(publication, to: feed, into: &effects)
+        }
+        feeds[game] = feed
+        for publication in held { self.publication(publication, of: game, into: &effects) }
+        counters.received -= held.count  // counted when they first arrived
+        return []
+    }
+
+    // MARK: Catching up
+
+    /// Takes a member out of its feed's audience and sends its join again, silently, with
+    /// `since` its last seq: the client gets only the diffs it missed.
+    func resync(_ id: ConnectionID, now: Instant, lease: Double, into effects: inout Effects) {
+        guard let membership = memberships[id], sessions.isOpen(id), sessions.wait(of: id) == nil else { return }
+        var since = membership.seq
+        if membership.slot >= 0 { since = max(since, feeds[membership.game]?.lastSeq ?? since) }
+        stopReceiving(id, into: &effects)
+        memberships[id]?.seq = since
+        let message = membership.join.setting("since", to: .int(since)).removing("id")
+        guard case .request(let request) = ClientMessageParser.parse(message: message) else { return }
+        forward(id, request, to: membership.owner, game: membership.game, now: now, lease: lease, silent: true,
+                into: &effects)
+    }
+
+    /// Members whose catch-up got lost (an owner not listening yet after a restart): in a
+    /// game, not receiving, and waiting for nothing.
+    func adrift(ownerAlive: (String) -> Bool) -> [ConnectionID] {
+        memberships.filter { id, membership in
+            membership.slot < 0 && ownerAlive(membership.owner) && forwards[id] == nil && sessions.wait(of: id) == nil
+        }.map(\.key).sorted()
+    }
+
+    /// A client's own join or watch: the replies to it are what it asked for, whatever it had.
+    func clientRejoins(_ id: ConnectionID) { memberships[id]?.seq = 0 }
+
+    func members(where matches: (Membership) -> Bool) -> [ConnectionID] {
+        memberships.filter { matches($0.value) }.map(\.key).sorted()
+    }
+
+    // MARK: Leaving
+
+    /// A connection leaves its remote game (it closed, or went to a game elsewhere): its
+    /// owner hears of it.
+    func detach(_ id: ConnectionID, into effects: inout Effects) {
+        guard let membership = memberships[id] else { return }
+        stopReceiving(id, into: &effects)
+        memberships[id] = nil
+        effects.append(.cluster(.send(node: membership.owner, .detach(from: node, connection: id.raw))))
+        dropFeedIfIdle(membership.game, into: &effects)
+    }
+
+    func closed(_ id: ConnectionID, into effects: inout Effects) {
+        detach(id, into: &effects)
+        if let forward = forwards.removeValue(forKey: id), let game = forward.game { dropFeedIfIdle(game, into: &effects) }
+    }
+
+    private func stopReceiving(_ id: ConnectionID, into effects: inout Effects) {
+        guard let membership = memberships[id], membership.slot >= 0, var feed = feeds[membership.game],
+              var audience = feed.audiences[membership.view], membership.slot < audience.count,
+              audience[membership.slot] == id else { return }
+        feed.audiences[membership.view] = nil  // keep the array unique while it changes
+        let last = audience.removeLast()
+        if membership.slot < audience.count {
+            audience[membership.slot] = last
+            memberships[last]?.slot = membership.slot
+        }
+        if !audience.isEmpty { feed.audiences[membership.view] = audience }
+        feed.receivers -= 1
+        feeds[membership.game] = feed
+        memberships[id]?.slot = -1
+    }
+
+    /// A feed nobody receives or joins any more: the node stops listening to the game.
+    private func dropFeedIfIdle(_ game: String, into effects: inout Effects) {
+        guard let feed = feeds[game], feed.receivers == 0, !memberships.values.contains(where: { $0.game == game }),
+              !forwards.values.contains(where: { $0.game == game }) else { return }
+        feeds[game] = nil
+        effects.append(.cluster(.unsubscribe(game: game)))
+    }
+}
+
+/// What a cluster node counts for `/metrics`.
+struct ClusterCounters: Sendable, Equatable {
+    var forwarded = 0
+    var published = 0
+    var received = 0
+    var gapsFilled = 0
+    var resyncs = 0
+}

@@ -1,0 +1,308 @@
+import Core
+
+/// Who is in which game: `create`, `join` and `watch` (a resting game is loaded first),
+/// the state a new member is sent (a snapshot, the diffs after `since`, or a replay, reading
+/// storage for what the window no longer holds), and `leave`.
+final class Admission {
+    private let config: Hub.Config
+    private let sessions: SessionTable
+    private let rooms: RoomTable
+    private let durability: Durability
+    private let pending: PendingTable<PendingRequest>
+    private let play: Play
+    private let solver: SolverDesk
+    private let lobby: LobbyFeed
+    private var random: HubRandom
+    private var replies: Replies { Replies(sessions: sessions, durability: durability) }
+    /// Starts every new game id: a cluster node's code where ids name their owner, else empty.
+    var idPrefix = ""
+
+    init(config: Hub.Config, sessions: SessionTable, rooms: RoomTable, durability: Durability,
+         pending: PendingTable<PendingRequest>, play: Play, solver: SolverDesk, lobby: LobbyFeed, random: HubRandom) {
+        self.config = config
+        self.sessions = sessions
+        self.rooms = rooms
+        self.durability = durability
+        self.pending = pending
+        self.play = play
+        self.solver = solver
+        self.lobby = lobby
+        self.random = random
+    }
+
+    // MARK: Create
+
+    func create(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, now: Instant,
+                into effects: inout Effects) {
+        if kind != .plane, case .object = options, options["winnable"] != nil, options["winnable"] != .null {
+            // A deal the solver proved winnable (section 12): from the pool, found, or the given one proved.
+            let fields: KlondikeOptionFields
+            do throws(ProtocolError) {
+                fields = try KlondikeOptionFields(options)
+                if kind == .race { _ = try RaceSeats.read(options) }
+            } catch {
+                replies.error(id, error, requestID: requestID, into: &effects)
+                return
+            }
+            if fields.winnable {
+                let deal = PendingDeal.create(id, kind: kind, options: options, requestID: requestID)
+                if let seed = solver.dealWinnable(deal, draw: fields.draw ?? 1, given: fields.deal, into: &effects) {
+                    finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: seed.seed, poolSeed: seed,
+                                 now: now, into: &effects)
+                }
+                return
+            }
+        }
+        finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: nil, poolSeed: nil, now: now,
+                     into: &effects)
+    }
+
+    /// Makes the game. `dealt`: a proven seed that replaces any in the options.
+    func finishCreate(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, dealt: UInt64?,
+                      poolSeed: WinnableSeed?, now: Instant, into effects: inout Effects) {
+        var options = options
+        if let dealt { options = options.setting("seed", to: .int(Int(dealt))) }
+        let game: AnyGame
+        let storedOptions: JSON
+        do throws(ProtocolError) {
+            (game, storedOptions) = try AnyGame.create(kind: kind, options: options, time: now.unixTime, random: &random)
+        } catch {
+            replies.error(id, error, requestID: requestID, into: &effects)
+            return
+        }
+        if let refusal = play.refusal {
+            replies.error(id, refusal, requestID: requestID, into: &effects)
+            return
+        }
+        let token = Secrets.token(using: &random)
+        var gameID = GameIDs.make(prefix: idPrefix, using: &random)
+        while rooms.isTaken(gameID) { gameID = GameIDs.make(prefix: idPrefix, using: &random) }
+        let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now,
+                            windowSize: config.windowSize)
+        adopt(room, now: now, into: &effects)
+        // Storage refuses the game if its id is taken there (`StoreRefusal.idTaken`): checked in
+        // the write itself, so no read sits on this path.
+        var batch = StoreBatch(games: [room.storedGame], winnableSeedsTaken: poolSeed.map { [$0] } ?? [])
+        batch.newGames = [gameID]
+        durability.store(batch, for: room, into: &effects)
+        effects.log(.info, "game created", ["game": gameID, "kind": kind.rawValue, "conn": "\(id)"])
+        // The token is handed out only once the game is durable (the outbox waits for its ticket).
+        leaveGame(id, now: now, into: &effects)
+        room.enqueue(.reply(id, ServerMessage.created(game: gameID, token: token).frame))
+        admit(id, to: room, asPlayer: true, seat: room.kind == .race ? room.seats.first : nil, since: nil, replay: false,
+              requestID: requestID, isCreation: true, now: now, into: &effects)
+    }
+
+    /// A room enters memory (new, loaded or restored); a plane forgets the selections of
+    /// players who are gone (selections belong to connections).
+    func adopt(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+        rooms.adopt(room)
+        lobby.changed()
+        if case .plane(let plane) = room.game {
+            for player in plane.selectedPlayers { dropSelection(of: player, in: room, now: now, into: &effects) }
+        }
+    }
+
+    // MARK: Join and watch
+
+    /// `join` (with a token) or `watch` (without). A resting game is loaded first; the
+    /// request waits for it, held in front of anything sent after it.
+    func enter(_ id: ConnectionID, _ request: ClientRequest, game gameID: String, token: String?, seat: String?,
+               since: Int?, replay: Bool, now: Instant, into effects: inout Effects) {
+        if durability.isRewinding(gameID) {
+            // Being rebuilt after a failed write: answered once it is back as storage has it.
+            sessions.holdFirst(id, .request(.request(request), arrival: nil))
+            durability.holdForRewind(id, game: gameID)
+            return
+        }
+        guard let room = rooms[gameID] else {
+            guard GameIDs.isPlausible(gameID) else {
+                replies.error(id, ProtocolError(.notFound, "no game \(gameID)"), requestID: request.id, into: &effects)
+                return
+            }
+            // A resting game: load it, and answer this request (and any held after it) once it is back.
+            sessions.holdFirst(id, .request(.request(request), arrival: nil))
+            sessions.setWait(id, .gameLoad(gameID))
+            rooms.awaitLoad(gameID, for: .connection(id), into: &effects)
+            return
+        }
+        if let token, !Secrets.matches(token, hash: room.tokenHash) {
+            replies.error(id, ProtocolError(.forbidden, "wrong token for \(gameID)"), requestID: request.id, into: &effects)
+            return
+        }
+        var raceSeat: String?
+        if token != nil && room.kind == .race {
+            // A race seats each player at a table of their own; a dropped player takes theirs back by name.
+            guard let free = room.freeSeat(asked: seat, by: id) else {
+                let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this race has no seat \($0)" }
+                    ?? "every seat of this race is held"
+                replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, into: &effects)
+                return
+            }
+            raceSeat = free
+        }
+        leaveGame(id, now: now, into: &effects)
+        admit(id, to: room, asPlayer: token != nil, seat: raceSeat, since: since, replay: replay, requestID: request.id,
+              isCreation: false, now: now, into: &effects)
+    }
+
+    /// A game asked for by a load is in memory (or is not there): returns the connections
+    /// that waited for it, to go on with their held requests.
+    func loaded(_ gameID: String, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+        let waiters = rooms.takeLoadWaiters(gameID)
+        var resumable: [ConnectionID] = []
+        switch result {
+        case .loaded(let loadedGame):
+            let room = rooms[gameID] ?? {
+                let room = GameRoom(loaded: loadedGame, windowSize: config.windowSize, now: now)
+                adopt(room, now: now, into: &effects)
+                return room
+            }()
+            for waiter in waiters {
+                switch waiter {
+                case .connection(let id):
+                    if sessions.endWait(id, .gameLoad(gameID)) { resumable.append(id) }
+                case .http(let request):
+                    effects.append(.respond(request, .json(room.lobbyEntry.json.encoded)))
+                }
+            }
+        case .notFound, .failed:
+            let error: ProtocolError
+            if case .failed(let why) = result {
+                effects.log(.error, "a stored game could not be loaded", ["game": gameID, "error": why])
+                error = .unavailable("game \(gameID) cannot be loaded from storage now")
+            } else {
+                error = ProtocolError(.notFound, "no game \(gameID)")
+            }
+            for waiter in waiters {
+                switch waiter {
+                case .connection(let id):
+                    guard sessions.endWait(id, .gameLoad(gameID)) else { continue }
+                    // The held join or watch that asked for the game is answered here, not sent round again.
+                    if case .request(let parsed, _)? = sessions.takeFirstHeld(id) {
+                        switch parsed {
+                        case .request(let request): replies.error(id, error, requestID: request.id, into: &effects)
+                        case .failure(let other, let requestID): replies.error(id, other, requestID: requestID, into: &effects)
+                        }
+                    }
+                    resumable.append(id)
+                case .http(let request):
+                    effects.append(.respond(request, .text(error.code == .notFound ? 404 : 503, error.message + "\n")))
+                }
+            }
+        }
+        return resumable
+    }
+
+    /// Makes a connection a member: `joined`, then its state (a snapshot, the diffs after
+    /// `since`, or the deal and every diff for a replay), then the ack. Diffs older than
+    /// the window come from storage first; the connection waits meanwhile.
+    private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, seat: String?, since: Int?, replay: Bool,
+                       requestID: JSON?, isCreation: Bool, now: Instant, into effects: inout Effects) {
+        let role = room.addMember(asPlayer: asPlayer, seat: seat, id: id)
+        let view = seat.map(RaceViewer.seat) ?? .spectator
+        sessions.join(id, room: room, role: role, view: view)
+        rooms.memberJoined(room)
+        rooms.queuePresence(room)
+        room.enqueue(.reply(id, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq).frame))
+        let after: Int
+        if replay {
+            room.enqueue(.reply(id, room.initialSnapshotFrame(for: view)))
+            after = 0
+        } else if let since, since <= room.seq {
+            after = since
+        } else {
+            room.enqueue(.reply(id, room.snapshotFrame(for: view)))
+            after = room.seq
+        }
+        _ = continueCatchUp(HistoryCatchUp(connection: id, room: room, after: after, requestID: requestID,
+                                           isCreation: isCreation),
+                            token: nil, storageHadMore: true, now: now, into: &effects)
+        // Only if the catch-up waits for storage: otherwise the race started inside the reply.
+        startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
+    }
+
+    /// Sends the diffs after `catchUp.after` from the window if it holds them (then the
+    /// member receives broadcasts, and its ack ends the reply), else asks storage for the next
+    /// page, once everything before is durable so no page comes up short. Returns whether the
+    /// catch-up is complete.
+    private func continueCatchUp(_ catchUp: HistoryCatchUp, token: UInt64?, storageHadMore: Bool, now: Instant,
+                                 into effects: inout Effects) -> Bool {
+        let id = catchUp.connection
+        let room = catchUp.room
+        let view = sessions[id]?.view ?? .spectator
+        if let frames = room.window.frames(after: catchUp.after) {
+            for frame in frames { room.enqueue(.reply(id, room.frame(frame, for: view))) }
+            room.enqueue(.subscribe(id, seq: room.seq))
+            // The join that takes a race's last seat starts it: the start is part of its reply,
+            // before its ack (PROTOCOL section 13).
+            startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
+            if let requestID = catchUp.requestID {
+                room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: catchUp.isCreation))
+            }
+            durability.release(room, into: &effects)
+            return true
+        }
+        let next = pending.issue(.history(catchUp))
+        sessions.setWait(id, .pending(next))
+        if !storageHadMore { effects.log(.warning, "storage returned no diffs where the window does not reach", ["game": room.id]) }
+        room.enqueue(.afterDurable(.read(.history(HistoryRequest(token: next, game: room.id, after: catchUp.after,
+                                                                 limit: config.historyPageSize)))))
+        durability.release(room, into: &effects)
+        return false
+    }
+
+    /// A page of a game's stored diff frames for a catch-up; returns whether the member's
+    /// wait ended (its held requests may go on).
+    func historyRead(_ catchUp: HistoryCatchUp, token: UInt64, frames: [String], now: Instant,
+                     into effects: inout Effects) -> Bool {
+        let id = catchUp.connection
+        guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)) else { return false }
+        let room = catchUp.room
+        let view = sessions[id]?.view ?? .spectator
+        for text in frames {
+            room.enqueue(.reply(id, room.frame(OutFrame(text, kind: .plain), for: view)))
+        }
+        var next = catchUp
+        next.after += frames.count
+        return continueCatchUp(next, token: token, storageHadMore: !frames.isEmpty, now: now, into: &effects)
+    }
+
+    /// A race starts once every seat has been taken (PROTOCOL section 13): the server issues
+    /// `start`, stored like any command so a replay starts it at the same seq.
+    private func startRaceIfEverySeatWasTaken(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+        guard case .race(let race) = room.game, race.phase == .waiting, room.everySeatTaken else { return }
+        play.applyServerCommand(.race(.start), type: "start", as: "server", in: room, now: now, into: &effects)
+    }
+
+    // MARK: Leave
+
+    func leave(_ id: ConnectionID, requestID: JSON?, now: Instant, into effects: inout Effects) {
+        guard let room = sessions.room(of: id) else {
+            replies.error(id, ProtocolError(.notJoined, "not in a game"), requestID: requestID, into: &effects)
+            return
+        }
+        leaveGame(id, now: now, into: &effects)
+        room.enqueue(.reply(id, ServerMessage.left(game: room.id).frame))
+        if let requestID { room.enqueue(.ack(id, id: requestID, seq: nil, isCommand: false)) }
+        durability.release(room, into: &effects)
+    }
+
+    /// Takes a connection out of its game; a plane drops the player's selection.
+    func leaveGame(_ id: ConnectionID, now: Instant, into effects: inout Effects) {
+        guard let session = sessions[id], let room = session.room else { return }
+        if let move = room.removeMember(id, role: session.role, view: session.view, slot: session.recipientSlot) {
+            sessions.setSlot(move.id, move.slot)
+        }
+        sessions.leaveRoom(id)
+        rooms.queuePresence(room)
+        rooms.memberLeft(room)
+        if case .player(let player)? = session.role { dropSelection(of: player, in: room, now: now, into: &effects) }
+    }
+
+    /// A plane forgets a departed player's selection, as a diff with cause `leave`.
+    private func dropSelection(of player: String, in room: GameRoom, now: Instant, into effects: inout Effects) {
+        guard case .plane(let plane) = room.game, plane.selectedPlayers.contains(player) else { return }
+        play.applyServerCommand(.plane(.leave), type: "leave", as: player, in: room, now: now, into: &effects)
+    }
+}

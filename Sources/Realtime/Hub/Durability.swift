@@ -1,0 +1,225 @@
+import Core
+
+/// Storage as the realtime layer sees it: the only issuer of commit tickets, the gate that
+/// lets a room's output out once what it depends on is durable, and the rewind of a game
+/// whose write failed (rebuilt from storage, the source of truth).
+final class Durability {
+    /// Without storage (`--data :memory:`) nothing waits for a commit.
+    let durable: Bool
+    private let sessions: SessionTable
+    private let rooms: RoomTable
+    private let pending: PendingTable<PendingRequest>
+    private(set) var lastTicket: UInt64 = 0
+    private(set) var committed: UInt64 = 0
+    /// Rooms whose outbox waits for a ticket: the only ones a commit looks at.
+    private var waitingRooms: [ObjectIdentifier: GameRoom] = [:]
+    /// Games being rebuilt from storage after a failed write.
+    private var rewinding: [String: Rewind] = [:]
+
+    init(durable: Bool, sessions: SessionTable, rooms: RoomTable, pending: PendingTable<PendingRequest>) {
+        self.durable = durable
+        self.sessions = sessions
+        self.rooms = rooms
+        self.pending = pending
+    }
+
+    /// Hands a batch to storage under the next ticket; the room's later output waits for it.
+    func store(_ batch: StoreBatch, for room: GameRoom?, into effects: inout Effects) {
+        guard durable else { return }
+        lastTicket += 1
+        room?.noteTicket(lastTicket)
+        effects.append(.store(batch, ticket: lastTicket))
+    }
+
+    func isRewinding(_ game: String) -> Bool { rewinding[game] != nil }
+
+    // MARK: Commits
+
+    /// Every ticket up to `ticket` is durable: what waited for them goes out. Games storage
+    /// refused are first taken back (nothing of theirs was written); returns the connections
+    /// whose held requests may go on.
+    func committed(upTo ticket: UInt64, refused: [String: StoreRefusal], into effects: inout Effects) -> [ConnectionID] {
+        guard ticket > committed else { return [] }
+        var resumable: [ConnectionID] = []
+        for (game, refusal) in refused.sorted(by: { $0.key < $1.key }) {
+            guard let room = rooms[game], room.waits(onAnyOf: (committed + 1)...ticket) else { continue }
+            let why: String
+            switch refusal {
+            case .idTaken: why = "its id was taken by another game at the same moment; create it again"
+            case .notOwner: why = "another node took this game over"
+            }
+            effects.log(.warning, "storage refused a game's writes", ["game": game, "why": why])
+            let taken = takeBack(room, from: committed + 1, reason: why)
+            resumable += finish(taken, .notFound, into: &effects)
+        }
+        committed = ticket
+        for room in Array(waitingRooms.values) { release(room, into: &effects) }
+        return resumable
+    }
+
+    /// The writes of these tickets failed (and every later one, until `resumeStorage`):
+    /// nothing they carried was stored. Each game they touched is rebuilt from storage;
+    /// senders of the lost commands get `unavailable`.
+    func storageFailed(_ tickets: ClosedRange<UInt64>, reason: String, into effects: inout Effects) {
+        effects.log(.error, "storage write failed; the commands it carried are refused",
+                    ["tickets": "\(tickets)", "error": reason])
+        for room in Array(waitingRooms.values) where room.waits(onAnyOf: tickets.lowerBound...UInt64.max) {
+            release(room, into: &effects)
+            let rewind = takeBack(room, from: tickets.lowerBound, reason: reason)
+            rewinding[room.id] = rewind
+            effects.append(.read(.load(game: room.id)))
+        }
+        effects.append(.resumeStorage(after: lastTicket))
+    }
+
+    // MARK: Release
+
+    /// Sends every output of the room whose ticket is durable, in order.
+    func release(_ room: GameRoom, into effects: inout Effects) {
+        room.release(committed: durable ? committed : .max) { output, arrival in
+            deliver(output, of: room, arrival: arrival, into: &effects)
+        }
+        // Only rooms with output waiting for storage are looked at when a commit comes in.
+        if room.hasWaitingOutput { waitingRooms[ObjectIdentifier(room)] = room } else { waitingRooms[ObjectIdentifier(room)] = nil }
+    }
+
+    private func deliver(_ output: GameRoom.Output, of room: GameRoom, arrival: Instant?, into effects: inout Effects) {
+        switch output {
+        case .broadcast(let frame):
+            for audience in room.audiences.values { effects.append(.broadcast(frame, to: audience, arrival: arrival)) }
+            if room.hasRemoteRecipients {
+                effects.append(.remote(.publish(game: room.id, Publication(isDiff: false, seq: room.seq,
+                                                                          parts: [.init(views: ["all"], frame: frame.bytes)]))))
+            }
+        case .viewBroadcast(let frames, let seq):
+            var first = true
+            for part in frames {
+                for viewer in part.viewers {
+                    guard let audience = room.audiences[viewer] else { continue }
+                    effects.append(.broadcast(part.frame, to: audience, arrival: first ? arrival : nil))
+                    first = false
+                }
+            }
+            if room.hasRemoteRecipients {
+                effects.append(.remote(.publish(game: room.id, Publication(isDiff: true, seq: seq, parts: frames.map {
+                    .init(views: $0.viewers.map(\.tag), frame: $0.frame.bytes)
+                }))))
+            }
+        case .reply(let id, let frame):
+            if sessions.isOpen(id) { effects.send(frame, to: id) }
+        case .ack(let id, let requestID, let seq, _):
+            if sessions.isOpen(id) { effects.send(ServerMessage.ack(id: requestID, seq: seq).frame, to: id) }
+        case .subscribe(let id, let seq):
+            guard let session = sessions[id], session.room === room, session.recipientSlot < 0 else { return }
+            sessions.setSlot(id, room.subscribe(id, view: session.view))
+            // Another node's connection: its node passes it the game's broadcasts from here on.
+            if id.isRemote { effects.append(.remote(.subscribed(id, game: room.id, seq: seq))) }
+        case .marker(let id, let number):
+            if sessions.isOpen(id) { effects.append(.remote(.marker(id, number))) }
+        case .afterDurable(let action):
+            effects.append(action)
+        }
+    }
+
+    // MARK: Rewind
+
+    /// What a game owed its members when its write failed, to settle once it is rebuilt.
+    struct Rewind {
+        var room: GameRoom
+        var reason: String
+        /// Acks of commands whose write failed: they become `unavailable` errors.
+        var failedAcks: [(ConnectionID, JSON)] = []
+        /// Other acks that were not sent yet: sent again once the game is back.
+        var acks: [(ConnectionID, JSON)] = []
+        var members: [ConnectionID] = []
+        /// Joins and watches that arrived meanwhile: answered from the rebuilt game.
+        var waiters: [ConnectionID] = []
+
+        mutating func note(_ id: ConnectionID) {
+            if !members.contains(id) { members.append(id) }
+        }
+    }
+
+    /// Takes back everything the room decided from `ticket` on, and holds its members.
+    private func takeBack(_ room: GameRoom, from ticket: UInt64, reason: String) -> Rewind {
+        var rewind = Rewind(room: room, reason: reason)
+        for output in room.discardOutput(fromTicket: ticket) {
+            switch output {
+            case .ack(let id, let requestID, _, let isCommand):
+                if isCommand { rewind.failedAcks.append((id, requestID)) } else { rewind.acks.append((id, requestID)) }
+                rewind.note(id)
+            case .reply(let id, _), .subscribe(let id, _), .marker(let id, _):
+                rewind.note(id)
+            case .broadcast, .viewBroadcast, .afterDurable:
+                break
+            }
+        }
+        for id in room.allRecipients { rewind.note(id) }
+        for (_, request) in pending.takeAll(where: { $0.room === room }) {
+            switch request {
+            case .history(let catchUp): rewind.note(catchUp.connection)
+            case .commandLookup(let lookup):
+                rewind.failedAcks.append((lookup.connection, lookup.requestID))
+                rewind.note(lookup.connection)
+            default: break
+            }
+        }
+        // Every member is held until the game is back as storage has it, then told where it stands.
+        for id in rewind.members where sessions.room(of: id) === room {
+            sessions.setWait(id, .rewind(room.id))
+        }
+        return rewind
+    }
+
+    /// A join or watch of a game being rebuilt: answered once it is back.
+    func holdForRewind(_ id: ConnectionID, game: String) {
+        rewinding[game]?.waiters.append(id)
+        sessions.setWait(id, .rewind(game))
+    }
+
+    /// The rebuilt game (or its absence) for a rewind; nil when `game` was not rewinding.
+    /// Returns the connections whose held requests may go on.
+    func rebuilt(_ game: String, _ result: LoadResult, into effects: inout Effects) -> [ConnectionID]? {
+        guard let rewind = rewinding.removeValue(forKey: game) else { return nil }
+        return finish(rewind, result, into: &effects)
+    }
+
+    private func finish(_ rewind: Rewind, _ result: LoadResult, into effects: inout Effects) -> [ConnectionID] {
+        let room = rewind.room
+        let lost = ProtocolError.unavailable("storage failed, so this command was not applied: \(rewind.reason)")
+        for (id, requestID) in rewind.failedAcks where sessions.isOpen(id) {
+            effects.append(.countError(.unavailable))
+            effects.send(ServerMessage.error(lost, id: requestID).frame, to: id)
+        }
+        var resumable: [ConnectionID] = []
+        switch result {
+        case .loaded(let loadedGame):
+            room.rewind(to: loadedGame)
+            for id in rewind.members {
+                guard let session = sessions[id], session.room === room else { continue }
+                // Whatever it was shown after the failure point is void: it gets the stored state again.
+                if let role = session.role {
+                    effects.send(ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq).frame, to: id)
+                }
+                effects.send(room.snapshotFrame(for: session.view), to: id)
+                for (acked, requestID) in rewind.acks where acked == id {
+                    effects.send(ServerMessage.ack(id: requestID, seq: room.seq).frame, to: id)
+                }
+                if session.recipientSlot < 0 { sessions.setSlot(id, room.subscribe(id, view: session.view)) }
+                _ = sessions.endWait(id, .rewind(room.id))
+                resumable.append(id)
+            }
+        case .notFound, .failed:
+            // Its creation was never stored (or storage cannot be read): the game is gone from memory too.
+            for id in rewind.members where sessions.room(of: id) === room {
+                sessions.leaveRoom(id)
+                _ = sessions.endWait(id, .rewind(room.id))
+                resumable.append(id)
+            }
+            rooms.forget(room)
+            waitingRooms[ObjectIdentifier(room)] = nil
+        }
+        for id in rewind.waiters where sessions.endWait(id, .rewind(room.id)) { resumable.append(id) }
+        return resumable
+    }
+}

@@ -1,0 +1,53 @@
+import Core
+
+/// Everything that can happen to the realtime layer, as one value: the shell turns lws
+/// callbacks, storage and solver results, Redis messages and the ticker into these and
+/// hands each to `Hub.handle(_:at:)`, with the time it read once.
+enum HubEvent: Sendable {
+    /// A WebSocket connection was accepted (`query`: the upgrade's `?watch=` / `?game=&token=`).
+    case opened(ConnectionID, ClientAddress, query: [String: String])
+    /// One whole text message.
+    case frame(ConnectionID, [UInt8])
+    case binaryFrame(ConnectionID)
+    /// A ping or pong from the client: counted against the connection's rate limit.
+    case controlFrame(ConnectionID)
+    case closed(ConnectionID)
+    /// `/api/...`.
+    case http(HTTPRequestID, path: String, query: String?)
+    /// Storage made every ticket up to this one durable; `refused` games had nothing of theirs written.
+    case committed(upTo: UInt64, refused: [String: StoreRefusal])
+    /// The writes of these tickets failed (and every later one until `resumeStorage`).
+    case storageFailed(ClosedRange<UInt64>, reason: String)
+    case read(StorageAnswer)
+    case solved(SolveResult)
+    /// The ticker (every 100 ms in the server).
+    case tick
+    /// Something from the other nodes of a cluster, through Redis.
+    case cluster(ClusterEvent)
+}
+
+/// Why storage wrote nothing of one game in a batch that otherwise committed.
+enum StoreRefusal: Sendable, Equatable {
+    /// A new game's id is already a stored game's.
+    case idTaken
+    /// The store names another owner (or another epoch) for the game: this node lost it.
+    case notOwner(node: String?, epoch: Int64)
+}
+
+/// Where a connection comes from, as the shell decided it (the peer, or the client behind a
+/// trusted proxy): what per-address limits count.
+struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
+    var text: String
+    init(_ text: String) { self.text = text }
+    var description: String { text }
+    /// For connections the server makes itself (another node's clients, tests).
+    static let local = ClientAddress("local")
+}
+
+/// The answer to a `read` action, from a reader thread.
+enum StorageAnswer: Sendable {
+    case loaded(game: String, LoadResult)
+    case history(token: UInt64, frames: [String])
+    case command(token: UInt64, seq: Int?)
+    case listing(token: UInt64, games: [StoredGame]?)
+}

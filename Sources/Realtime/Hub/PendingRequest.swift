@@ -1,0 +1,73 @@
+import Core
+
+/// What the hub waits for off the service thread, filed in its one `PendingTable`.
+enum PendingRequest {
+    /// A member reading a game's old diffs from storage before it joins the live stream.
+    case history(HistoryCatchUp)
+    /// A re-sent command id the game's memory only has as a hash: storage knows its seq.
+    case commandLookup(PendingLookup)
+    /// `/api/games` past the live lobby.
+    case listing(HTTPRequestID, LobbyQuery)
+    /// A `create` or `reset` with `winnable: true` waiting for the solver.
+    case deal(PendingDeal)
+    /// Everyone asking for the hint of one position: one solve answers them all.
+    case hint(KlondikePositionKey, askers: [HintAsker])
+
+    /// The game it is about, when it is about a live one.
+    var room: GameRoom? {
+        switch self {
+        case .history(let catchUp): return catchUp.room
+        case .commandLookup(let lookup): return lookup.room
+        case .deal(.reset(_, let room, _, _, _)): return room
+        default: return nil
+        }
+    }
+}
+
+/// A connection reading a game's old diffs before it joins the live stream.
+struct HistoryCatchUp {
+    var connection: ConnectionID
+    var room: GameRoom
+    var after: Int
+    var requestID: JSON?
+    /// The ack of a `create`: if the game's row fails to store, it becomes an error.
+    var isCreation = false
+}
+
+struct PendingLookup {
+    var connection: ConnectionID
+    var room: GameRoom
+    var gesture: ParsedGesture
+    var requestID: JSON
+    var arrival: Instant?
+}
+
+enum PendingDeal {
+    case create(ConnectionID, kind: GameKind, options: JSON, requestID: JSON?)
+    case reset(ConnectionID, room: GameRoom, gesture: ParsedGesture, requestID: JSON?, arrival: Instant?)
+
+    var connection: ConnectionID {
+        switch self {
+        case .create(let id, _, _, _), .reset(let id, _, _, _, _): return id
+        }
+    }
+
+    var requestID: JSON? {
+        switch self {
+        case .create(_, _, _, let id), .reset(_, _, _, let id, _): return id
+        }
+    }
+
+    /// Whether the client named the deal (then an unprovable one is its mistake, not the server's).
+    var namesDeal: Bool {
+        switch self {
+        case .create(_, _, let options, _): return options["seed"] != nil || options["deck"] != nil
+        case .reset(_, _, let gesture, _, _): return gesture.resetHasDeal
+        }
+    }
+}
+
+struct HintAsker {
+    var connection: ConnectionID
+    var requestID: JSON?
+}

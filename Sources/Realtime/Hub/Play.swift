@@ -1,0 +1,188 @@
+import Core
+
+/// Commands inside a game: gestures from players (applied at most once per id), and `show`
+/// and `hint` from any member. Applying a command stores it and queues its diff and events
+/// for every member behind the storage ticket.
+final class Play {
+    private let sessions: SessionTable
+    private let rooms: RoomTable
+    private let durability: Durability
+    private let pending: PendingTable<PendingRequest>
+    private let solver: SolverDesk
+    private let lobby: LobbyFeed
+    private var replies: Replies { Replies(sessions: sessions, durability: durability) }
+    /// Set while this node must apply no command (a cluster node whose name another process took).
+    var refusal: ProtocolError?
+
+    init(sessions: SessionTable, rooms: RoomTable, durability: Durability, pending: PendingTable<PendingRequest>,
+         solver: SolverDesk, lobby: LobbyFeed) {
+        self.sessions = sessions
+        self.rooms = rooms
+        self.durability = durability
+        self.pending = pending
+        self.solver = solver
+        self.lobby = lobby
+    }
+
+    // MARK: Gestures
+
+    func gesture(_ id: ConnectionID, type: String, message: JSON, requestID: JSON?, now: Instant, arrival: Instant?,
+                 into effects: inout Effects) {
+        guard let session = sessions[id], let room = session.room else {
+            do {
+                try Gesture(rawValue: type)?.validateForAnyKind(message)
+                replies.error(id, ProtocolError(.notJoined, "\(type) needs a game: create, join or watch one"),
+                              requestID: requestID, into: &effects)
+            } catch {
+                replies.error(id, error, requestID: requestID, into: &effects)
+            }
+            return
+        }
+        let parsed: ParsedGesture
+        do {
+            parsed = try Gesture.parse(type: type, message: message, kind: room.kind)
+        } catch {
+            replies.error(id, error, requestID: requestID, into: &effects)
+            return
+        }
+        guard session.role?.isPlayer == true else {
+            replies.error(id, ProtocolError(.forbidden, "spectators cannot \(type)"), requestID: requestID, into: &effects)
+            return
+        }
+        if parsed.wantsWinnable {
+            let deal = PendingDeal.reset(id, room: room, gesture: parsed, requestID: requestID, arrival: arrival)
+            if let seed = solver.dealWinnable(deal, draw: parsed.resetDraw ?? resetDraw(of: room), given: parsed.resetDeal,
+                                              into: &effects) {
+                applyGesture(id, parsed.dealing(seed: seed.seed), in: room, requestID: requestID, now: now, arrival: arrival,
+                             poolSeed: seed, into: &effects)
+            }
+            return
+        }
+        if let requestID {
+            switch room.appliedIDs.lookup(requestID.encoded) {
+            case .applied(let seq):
+                room.enqueue(.ack(id, id: requestID, seq: seq, isCommand: false))
+                durability.release(room, into: &effects)
+                return
+            case .maybe:
+                // Applied long ago, or a hash collision: storage knows. The connection waits for the answer.
+                let token = pending.issue(.commandLookup(PendingLookup(connection: id, room: room, gesture: parsed,
+                                                                       requestID: requestID, arrival: arrival)))
+                sessions.setWait(id, .pending(token))
+                room.enqueue(.afterDurable(.read(.command(token: token, game: room.id, clientID: requestID.encoded))))
+                durability.release(room, into: &effects)
+                return
+            case .new:
+                break
+            }
+        }
+        applyGesture(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
+    }
+
+    /// Storage found (or not) an old command id: acked with its seq, or applied now.
+    func commandFound(_ lookup: PendingLookup, token: UInt64, seq: Int?, now: Instant, into effects: inout Effects) {
+        let id = lookup.connection
+        guard sessions.endWait(id, .pending(token)) else { return }
+        if let seq {
+            lookup.room.enqueue(.ack(id, id: lookup.requestID, seq: seq, isCommand: false))
+            durability.release(lookup.room, into: &effects)
+        } else if sessions.room(of: id) === lookup.room {
+            applyGesture(id, lookup.gesture, in: lookup.room, requestID: lookup.requestID, now: now,
+                         arrival: lookup.arrival, into: &effects)
+        }
+    }
+
+    func applyGesture(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?, now: Instant,
+                      arrival: Instant?, poolSeed: WinnableSeed? = nil, into effects: inout Effects) {
+        guard case .player(let player)? = sessions[id]?.role else { return }
+        if let refusal {
+            replies.error(id, refusal, requestID: requestID, into: &effects)
+            return
+        }
+        switch apply(parsed.command, cause: parsed.cause, stored: parsed.stored, player: player, in: room,
+                     clientID: requestID?.encoded, now: now, arrival: arrival, poolSeed: poolSeed, into: &effects) {
+        case .success:
+            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: true)) }
+        case .failure(let error):
+            replies.error(id, ProtocolError(error), requestID: requestID, into: &effects)
+        }
+        durability.release(room, into: &effects)
+    }
+
+    /// Applies one command to a room: the diff and events are queued for every member
+    /// and the command goes to storage. Nothing changes if the game refuses it.
+    @discardableResult
+    func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom, clientID: String?,
+               now: Instant, arrival: Instant?, poolSeed: WinnableSeed? = nil,
+               into effects: inout Effects) -> Result<Void, GameError> {
+        let (frames, events): ([GameRoom.ViewFrame], [GameEvent])
+        switch room.apply(command, cause: cause, player: player, clientID: clientID, now: now) {
+        case .success(let outcome): (frames, events) = outcome
+        case .failure(let error): return .failure(error)
+        }
+        let row = StoredCommand(game: room.id, seq: room.seq, command: stored, player: player, clientID: clientID,
+                                time: now.unixTime, diff: frames.first?.frame.text)
+        durability.store(StoreBatch(games: [room.storedGame], commands: [row],
+                                    winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
+        room.enqueue(.viewBroadcast(frames, seq: room.seq), arrival: arrival)
+        for event in events {
+            room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))
+        }
+        lobby.changed()
+        return .success(())
+    }
+
+    /// A command the server issues itself (a race's start, a departed player's selection),
+    /// stored like any other so a replay issues it at the same seq.
+    func applyServerCommand(_ command: GameCommand, type: String, as player: String, in room: GameRoom, now: Instant,
+                            into effects: inout Effects) {
+        let cause: JSON = .object(["type": .string(type)])
+        apply(command, cause: cause, stored: cause, player: player, in: room, clientID: nil, now: now, arrival: nil,
+              into: &effects)
+        durability.release(room, into: &effects)
+    }
+
+    /// The draw a reset keeps when its options name none.
+    func resetDraw(of room: GameRoom) -> Int {
+        switch room.game {
+        case .klondike(let klondike): return klondike.draw
+        case .race(let race): return race.seats.first.flatMap { race.table(of: $0)?.draw } ?? 1
+        case .plane: return 1
+        }
+    }
+
+    // MARK: Show and hint
+
+    func show(_ id: ConnectionID, requestID: JSON?, into effects: inout Effects) {
+        guard let session = sessions[id], let room = session.room else {
+            replies.error(id, ProtocolError(.notJoined, "show needs a game: join or watch one"), requestID: requestID,
+                          into: &effects)
+            return
+        }
+        replies.answer(id, room.textBoardFrames(for: session.view), requestID: requestID, into: &effects)
+    }
+
+    func hint(_ id: ConnectionID, requestID: JSON?, into effects: inout Effects) {
+        guard let session = sessions[id], let room = session.room else {
+            replies.error(id, ProtocolError(.notJoined, "hint needs a game: join or watch one"), requestID: requestID,
+                          into: &effects)
+            return
+        }
+        guard room.kind != .plane else {
+            replies.error(id, ProtocolError(.unknownType, "plane has no hint"), requestID: requestID, into: &effects)
+            return
+        }
+        guard let klondike = room.game.klondikeTable(for: session.view) else {
+            replies.error(id, ProtocolError(.forbidden, "hints in a race are for a seated player's own table"),
+                          requestID: requestID, into: &effects)
+            return
+        }
+        if let answer = solver.hint(for: klondike, asker: HintAsker(connection: id, requestID: requestID), into: &effects) {
+            answerHint(id, answer, requestID: requestID, into: &effects)
+        }
+    }
+
+    func answerHint(_ id: ConnectionID, _ answer: HintAnswer, requestID: JSON?, into effects: inout Effects) {
+        replies.answer(id, [answer.message.frame], requestID: requestID, into: &effects)
+    }
+}

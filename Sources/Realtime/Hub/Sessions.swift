@@ -1,0 +1,212 @@
+import Core
+
+/// Every connection's protocol state, local ones and (on a cluster node that owns their
+/// game) other nodes' ones: its game and role, its rate limit, and what it waits for with
+/// the frames that arrived meanwhile. The one owner of `Session`s; only the service thread
+/// touches it.
+final class SessionTable {
+    /// A bucket of this many frames refilled at this many a second (PROTOCOL section 2).
+    static let rateLimit = 100.0
+    /// Frames held for a waiting connection beyond this are refused (far past the rate limit's worth).
+    static let maxHeld = 256
+
+    /// Local connections, in the shell's numbering.
+    private var local = Slab<Session>()
+    /// Other nodes' connections, numbered here.
+    private var remote = Slab<Session>(remote: true)
+
+    var count: Int { local.count + remote.count }
+
+    func open(_ id: ConnectionID, address: ClientAddress, now: Instant) {
+        local.place(Session(id: id, address: address, now: now), at: id)
+    }
+
+    /// A session for another node's connection (its requests reach this node as its game's owner).
+    func openRemote(now: Instant) -> ConnectionID {
+        remote.insert { Session(id: $0, address: .local, now: now) }
+    }
+
+    /// Ends a session; returns it as it was, or nil if it was not open.
+    @discardableResult
+    func close(_ id: ConnectionID) -> Session? {
+        id.isRemote ? remote.remove(id) : local.remove(id)
+    }
+
+    subscript(id: ConnectionID) -> Session? { id.isRemote ? remote[id] : local[id] }
+
+    func isOpen(_ id: ConnectionID) -> Bool { self[id] != nil }
+
+    @discardableResult
+    func modify<T>(_ id: ConnectionID, _ body: (inout Session) -> T) -> T? {
+        id.isRemote ? remote.modify(id, body) : local.modify(id, body)
+    }
+
+    // MARK: What a session is in
+
+    func room(of id: ConnectionID) -> GameRoom? { self[id]?.room }
+
+    func join(_ id: ConnectionID, room: GameRoom, role: Role, view: RaceViewer) {
+        modify(id) {
+            $0.room = room
+            $0.role = role
+            $0.view = view
+        }
+    }
+
+    func leaveRoom(_ id: ConnectionID) {
+        modify(id) {
+            $0.room = nil
+            $0.role = nil
+            $0.recipientSlot = -1
+        }
+    }
+
+    func setSlot(_ id: ConnectionID, _ slot: Int) { modify(id) { $0.recipientSlot = slot } }
+
+    // MARK: Rate limit
+
+    /// Takes one frame's token; false when the connection is over the limit.
+    func admitFrame(_ id: ConnectionID, now: Instant) -> Bool {
+        modify(id) { $0.bucket.take(now: now.monotonic) } ?? false
+    }
+
+    // MARK: Waiting and held frames
+
+    func isWaiting(_ id: ConnectionID) -> Bool {
+        guard let session = self[id] else { return false }
+        return session.wait != nil || session.held.hasItems
+    }
+
+    func wait(of id: ConnectionID) -> Wait? { self[id]?.wait }
+
+    func setWait(_ id: ConnectionID, _ wait: Wait?) { modify(id) { $0.wait = wait } }
+
+    /// Clears the wait if it is still this one; true if it was.
+    func endWait(_ id: ConnectionID, _ wait: Wait) -> Bool {
+        modify(id) { session -> Bool in
+            guard session.wait == wait else { return false }
+            session.wait = nil
+            return true
+        } ?? false
+    }
+
+    /// Keeps a frame for later, behind the others; false when too many wait already.
+    func hold(_ id: ConnectionID, _ item: HeldItem) -> Bool {
+        modify(id) { session -> Bool in
+            guard session.held.count < Self.maxHeld else { return false }
+            session.held.append(item)
+            return true
+        } ?? false
+    }
+
+    /// Puts a request back in front of the held ones (it is answered first once the wait ends).
+    func holdFirst(_ id: ConnectionID, _ item: HeldItem) { modify(id) { $0.held.prepend(item) } }
+
+    /// The next held item, if the connection is not waiting.
+    func nextHeld(_ id: ConnectionID) -> HeldItem? {
+        modify(id) { session -> HeldItem? in
+            guard session.wait == nil else { return nil }
+            return session.held.popFirst()
+        } ?? nil
+    }
+
+    /// The first held item whatever the wait (a failed load answers the request that caused it).
+    func takeFirstHeld(_ id: ConnectionID) -> HeldItem? { modify(id) { $0.held.popFirst() } ?? nil }
+}
+
+/// One connection's protocol state.
+struct Session {
+    let id: ConnectionID
+    let address: ClientAddress
+    var room: GameRoom?
+    var role: Role?
+    /// What it may see of its game: a seated racer's own view, otherwise the spectators'.
+    var view: RaceViewer = .spectator
+    /// Its index in its room's audience for `view` once it receives broadcasts; -1 before.
+    var recipientSlot = -1
+    var bucket: TokenBucket
+    /// Set while the connection waits for something slow (a game loading, history read from
+    /// storage, a solver, a forwarded request); frames that arrive meanwhile are held and
+    /// answered in order after.
+    var wait: Wait?
+    var held = HeldQueue()
+
+    init(id: ConnectionID, address: ClientAddress, now: Instant) {
+        self.id = id
+        self.address = address
+        bucket = TokenBucket(now: now.monotonic)
+    }
+}
+
+/// What a connection is waiting for.
+enum Wait: Equatable {
+    /// A resting game being loaded from storage (`join`/`watch` of it).
+    case gameLoad(String)
+    /// An entry of the pending-request table: a history page, a command lookup, a solver answer.
+    case pending(UInt64)
+    /// Its game is being rebuilt from storage after a failed commit.
+    case rewind(String)
+    /// A request carried to the node that owns its game (a cluster).
+    case remote(UInt64)
+    /// Who owns a game, asked of the cluster.
+    case owner(String)
+}
+
+/// What a waiting connection sent meanwhile, kept parsed (parsing needs no state).
+enum HeldItem {
+    case request(ClientMessageParser.Parsed, arrival: Instant?)
+    /// A cluster node's marker after a forwarded request: answered once everything before it is.
+    case marker(UInt64)
+}
+
+/// A FIFO with O(1) pops from the front.
+struct HeldQueue {
+    private var items: [HeldItem] = []
+    private var head = 0
+
+    var hasItems: Bool { head < items.count }
+    var count: Int { items.count - head }
+
+    mutating func append(_ item: HeldItem) { items.append(item) }
+
+    mutating func prepend(_ item: HeldItem) {
+        if head > 0 {
+            head -= 1
+            items[head] = item
+        } else {
+            items.insert(item, at: 0)
+        }
+    }
+
+    mutating func popFirst() -> HeldItem? {
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll()
+            head = 0
+        }
+        return item
+    }
+}
+
+/// The protocol's rate limit: a bucket of `SessionTable.rateLimit` frames refilled at that
+/// many a second. Sixteen bytes a connection: the tokens fit a `Float`.
+struct TokenBucket {
+    private var tokens: Float
+    private var last: Double
+
+    init(now: Double) {
+        tokens = Float(SessionTable.rateLimit)
+        last = now
+    }
+
+    mutating func take(now: Double) -> Bool {
+        let capacity = Float(SessionTable.rateLimit)
+        tokens = min(capacity, tokens + Float(max(0, now - last) * SessionTable.rateLimit))
+        last = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}
