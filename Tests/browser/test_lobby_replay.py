@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -234,4 +235,90 @@ def test_replay_across_a_reset(server, client, browser):
     wait(d, lambda d: counter() == "3 / 3")
     wait_table(d, state_piles(me.state))
     assert d.execute_script("return window.boardcast.view.timeline.stateAt(3)") == me.state
+    assert_no_console_errors(d)
+
+
+# Every lobby control, and what of it would not show. A select draws its chosen option
+# in its content box, beside an arrow that a native select paints inside that box at a
+# width of the platform's choosing: the text is measured against the box, and the
+# select against the width it would take if nothing squeezed it.
+CONTROLS_FIT_JS = """
+const canvas = document.createElement('canvas').getContext('2d');
+const widthOf = (text, style) => { canvas.font = style.font; return canvas.measureText(text).width; };
+const shown = (e) => e.tagName === 'SELECT' ? e.selectedOptions[0]?.text ?? '' : e.textContent || e.placeholder || '';
+const name = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} "${shown(e).trim().slice(0, 40)}"`;
+const controls = [...document.querySelectorAll('.lobby :is(button, select, label, input, a.btn)')];
+const problems = [];
+for (const e of controls) {
+  const r = e.getBoundingClientRect();
+  if (!r.width || !r.height) { problems.push(`${name(e)} is not shown`); continue; }
+  if (r.left < 0 || r.right > innerWidth) problems.push(`${name(e)} spans ${r.left}..${r.right} of ${innerWidth}`);
+  if (e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight)
+    problems.push(`${name(e)} holds ${e.scrollWidth}x${e.scrollHeight} in ${e.clientWidth}x${e.clientHeight}`);
+  for (let a = e.parentElement; a; a = a.parentElement) {
+    const o = getComputedStyle(a);
+    if (o.overflowX === 'visible' && o.overflowY === 'visible') continue;
+    const c = a.getBoundingClientRect();
+    if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+      problems.push(`${name(e)} is clipped by ${name(a)}`);
+  }
+  const style = getComputedStyle(e);
+  const box = e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  if (e.tagName === 'SELECT') {
+    for (const option of e.options) {
+      const w = widthOf(option.text, style);
+      if (w > box) problems.push(`${name(e)}: "${option.text}" is ${w.toFixed(1)}px in a ${box}px box`);
+    }
+    const free = e.cloneNode(true);
+    free.removeAttribute('id');
+    free.style.cssText = 'position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none; flex: none';
+    e.parentElement.append(free);
+    const natural = free.getBoundingClientRect().width;
+    free.remove();
+    if (r.width + 0.5 < natural) problems.push(`${name(e)} is ${r.width.toFixed(1)}px wide, its text needs ${natural.toFixed(1)}px`);
+  }
+  if (e.tagName === 'INPUT' && e.type === 'text' && e.placeholder) {
+    const w = widthOf(e.placeholder, style);
+    if (w > box) problems.push(`${name(e)}: its placeholder is ${w.toFixed(1)}px in a ${box}px box`);
+  }
+  if (e.type === 'checkbox') {
+    const label = e.closest('label') || document.querySelector(`label[for="${e.id}"]`);
+    const l = label && label.getBoundingClientRect();
+    if (!l || r.left < l.left || r.right > l.right || r.top < l.top || r.bottom > l.bottom) problems.push(`${name(e)} is outside its label`);
+  }
+}
+const race = [...document.querySelectorAll('.race-controls > *')].map(e => e.getBoundingClientRect().top);
+return { kinds: [...new Set(controls.map(e => e.type === 'checkbox' ? 'checkbox' : e.tagName.toLowerCase()))].sort(),
+         raceRows: new Set(race.map(Math.round)).size, problems };
+"""
+
+
+@pytest.mark.parametrize("width,height,mobile", [(390, 844, True), (1100, 850, False), (1280, 900, False), (1920, 1080, False)],
+                         ids=["phone-390", "1100", "1280", "1920"])
+def test_lobby_controls_show_their_whole_text(server, client, browser, width, height, mobile):
+    """The race tile once cut its own selects at 1100 px ("2 seal"): every control of
+    the lobby, the rows' buttons too, shows all of its text at phone and desktop widths."""
+    me = client()
+    game, token = me.create_klondike(DECK)
+    client().ok({"type": "create", "kind": "race", "options": {"seats": 8, "deck": DECK}})
+    d = browser(width=width, height=height, mobile=mobile)
+    d.get(server.url + "/")
+    # A token this browser holds gives its row a Play button as well.
+    assert d.execute_async_script("""
+      const done = arguments[arguments.length - 1];
+      import('/js/routes.js').then(m => { m.rememberToken(arguments[0], arguments[1]); done(null); }, e => done(String(e)));""",
+        game, token) is None
+    d.refresh()
+    wait(d, lambda d: css(d, f'.game-row[data-game="{game}"] a.play'), 10, "the game's row with its Play button")
+    # The longest option of each select is the one chosen: the check measures every option anyway.
+    d.execute_script("""
+      for (const [id, value] of [['race-seats', '8'], ['race-draw', '3']]) {
+        const s = document.getElementById(id); s.value = value; s.dispatchEvent(new Event('change'));
+      }""")
+    found = d.execute_script(CONTROLS_FIT_JS)
+    assert found["kinds"] == ["a", "button", "checkbox", "input", "label", "select"], found["kinds"]
+    assert not found["problems"], "\n".join(found["problems"])
+    assert found["raceRows"] == 1, "the race tile's selects and Start button share one line"
+    assert d.execute_script("return document.documentElement.scrollWidth") <= width
+    screenshot(d, f"lobby-controls-{width}")
     assert_no_console_errors(d)

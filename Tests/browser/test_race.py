@@ -306,12 +306,53 @@ const send = WebSocket.prototype.send;
 WebSocket.prototype.send = function (text) { window.sentLog.push(JSON.parse(text)); return send.call(this, text); };
 """
 
+# Every hint the page receives from now on, in order (listeners run in one go per message,
+# so once a hint is here the page has shown it).
+RECORD_HINTS_JS = """
+window.hintsSeen = [];
+if (!window.recordingHints) {
+  window.recordingHints = true;
+  window.boardcast.conn.onMessage((m) => { if (m.type === 'hint') window.hintsSeen.push(m); });
+}
+"""
 
-def toasts(driver) -> str:
-    return driver.find_element(By.ID, "toasts").text
+# Draw-1 seeds of known verdict (PROTOCOL section 12), found by asking the server for a
+# hint right after `create klondike seed=N`: it proves seed 2 winnable and seed 21 lost,
+# each in a few thousand positions, far inside its budget.
+WINNABLE_SEED = 2
+LOST_SEED = 21
 
 
-def test_winnable_choice_and_a_lost_deal(server, browser):
+def hints_seen(driver) -> list[dict]:
+    return driver.execute_script("return window.hintsSeen")
+
+
+def ask_hint(driver, count: int) -> dict:
+    """Presses H and returns the server's answer, the page's `count`th hint since recording began."""
+    driver.find_element(By.TAG_NAME, "body").send_keys("h")
+    wait(driver, lambda d: len(hints_seen(d)) >= count, 10, "no hint came back")
+    return hints_seen(driver)[count - 1]
+
+
+def choose_winnable(driver, on: bool):
+    """Sets the lobby's winnable choice with a click, whatever the lobby starts from."""
+    if driver.find_element(By.ID, "winnable-deals").is_selected() != on:
+        driver.find_element(By.CSS_SELECTOR, ".winnable-choice").click()
+    assert driver.find_element(By.ID, "winnable-deals").is_selected() == on
+
+
+def open_seeded_deal(driver, client, server, seed: int):
+    """A Klondike deal of the given seed, created by the test's own socket and opened from its play link."""
+    me = client()
+    me.ok({"type": "create", "kind": "klondike", "options": {"seed": seed}})
+    driver.get(f"{server.url}/#/play/{me.game}/{me.token}")
+    # The page may already show a table: wait for this game's.
+    wait(driver, lambda d: d.execute_script("const s = window.boardcast.view?.session; return s?.game === arguments[0] && s.seq !== null", me.game)
+         and len(css(d, ".kl-table .card")) == 52, 15, f"the deal of seed {seed} did not open")
+    driver.execute_script(RECORD_HINTS_JS)
+
+
+def test_winnable_choice_and_a_lost_deal(server, client, browser):
     d = browser(width=1280, height=900)
     d.get(server.url + "/")
     wait(d, lambda d: d.find_element(By.CSS_SELECTOR, ".game-list").get_attribute("aria-busy") == "false", 10)
@@ -323,57 +364,63 @@ def test_winnable_choice_and_a_lost_deal(server, browser):
     d.execute_script("const s = document.getElementById('race-seats'); s.value = '3'; s.dispatchEvent(new Event('change'));")
     screenshot(d, "lobby-race-tile")
 
-    # A winnable race: the page asks for one. Until the server's solver is in, the
-    # server refuses with bad-request and the page shows its message and stays usable.
+    # A winnable race: the page asks for one and the server deals it.
     d.find_element(By.CSS_SELECTOR, ".start-race").click()
     wait(d, lambda d: d.execute_script("return window.sentLog.some(m => m.type === 'create')"), 5)
     create = d.execute_script("return window.sentLog.find(m => m.type === 'create')")
     assert create["kind"] == "race" and create["options"] == {"seats": 3, "draw": 1, "winnable": True}, create
-    wait(d, lambda d: "winnable deals are not available yet" in toasts(d) or "#/play/" in d.current_url, 10)
-    if "#/play/" in d.current_url:
-        # The solver is there: a winnable race was dealt. Back to the lobby for the rest.
-        wait(d, lambda d: "Waiting for players: 1 of 3 seats taken" in banner(d), 10)
-        d.find_element(By.CSS_SELECTOR, "a.back").click()
-        wait(d, lambda d: css(d, ".tile-draw1"), 5)
-    else:
-        assert d.find_element(By.CSS_SELECTOR, ".start-race").is_enabled()
-        screenshot(d, "lobby-winnable-refused")
-        # The same choice for Klondike.
-        d.execute_script("window.sentLog.length = 0")
-        d.find_element(By.CSS_SELECTOR, ".tile-draw3").click()
-        wait(d, lambda d: d.execute_script("return window.sentLog.some(m => m.type === 'create')"), 5)
-        create = d.execute_script("return window.sentLog.find(m => m.type === 'create')")
-        assert create["kind"] == "klondike" and create["options"] == {"draw": 3, "winnable": True}, create
-        wait(d, lambda d: d.find_element(By.CSS_SELECTOR, ".tile-draw3").is_enabled(), 10)
-        assert "#/play/" not in d.current_url
+    wait(d, lambda d: "#/play/" in d.current_url, 10, "no winnable race was dealt")
+    wait(d, lambda d: "Waiting for players: 1 of 3 seats taken" in banner(d), 10)
+    d.find_element(By.CSS_SELECTOR, "a.back").click()
+    wait(d, lambda d: css(d, ".tile-draw3"), 5)
+
+    # The same choice for Klondike: the deal dealt is one the solver says can be won.
+    choose_winnable(d, True)
+    d.execute_script("window.sentLog.length = 0")
+    d.find_element(By.CSS_SELECTOR, ".tile-draw3").click()
+    wait(d, lambda d: d.execute_script("return window.sentLog.some(m => m.type === 'create')"), 5)
+    create = d.execute_script("return window.sentLog.find(m => m.type === 'create')")
+    assert create["kind"] == "klondike" and create["options"] == {"draw": 3, "winnable": True}, create
+    wait(d, lambda d: "#/play/" in d.current_url and len(css(d, ".kl-table .card")) == 52, 10)
+    d.execute_script(RECORD_HINTS_JS)
+    assert ask_hint(d, 1)["winnable"] is True
+    note = lambda: d.find_element(By.CSS_SELECTOR, ".hint-note")
+    assert not note().is_displayed()
+    d.find_element(By.CSS_SELECTOR, "a.back").click()
+    wait(d, lambda d: css(d, ".tile-draw1"), 5)
 
     # Without the choice, a plain Klondike game.
-    d.find_element(By.ID, "winnable-deals").click() if d.find_element(By.ID, "winnable-deals").is_selected() else None
+    choose_winnable(d, False)
+    d.execute_script("window.sentLog.length = 0")
     d.find_element(By.CSS_SELECTOR, ".tile-draw1").click()
     wait(d, lambda d: "#/play/" in d.current_url and len(css(d, ".kl-table .card")) == 52, 10)
-    note = lambda: d.find_element(By.CSS_SELECTOR, ".hint-note")
+    create = d.execute_script("return window.sentLog.find(m => m.type === 'create')")
+    assert create["kind"] == "klondike" and create["options"] == {"draw": 1}, create
 
-    # The solver's verdict. This server's hints carry no `winnable` yet, so the hint
-    # messages are handed to the page's own message handling as the server would send them.
-    hint = "window.boardcast.conn.dispatch({type: 'hint', from: '/stock', to: '/waste', winnable: arguments[0]})"
-    d.execute_script(hint, False)
+    # A lost deal: the solver's verdict is said, and the hinted move still shown.
+    open_seeded_deal(d, client, server, LOST_SEED)
+    hint = ask_hint(d, 1)
+    assert hint["winnable"] is False and hint["from"], hint
     wait(d, lambda d: note().is_displayed(), 5, "no message for a lost deal")
     assert "This deal can no longer be won" in note().text
     assert css(d, ".hint-from"), "the hinted move is still shown"
     screenshot(d, "klondike-lost-deal")
-    d.execute_script(hint, None)
-    wait(d, lambda d: not note().is_displayed(), 5, "undecided (null) says nothing special")
-    d.execute_script(hint, True)
-    assert not note().is_displayed()
-    # The verdict is about the position it was given for: a move clears it.
-    d.execute_script(hint, False)
-    wait(d, lambda d: note().is_displayed())
+    # The verdict is about the position it was given for: a move clears it, and asking again says it again.
     d.find_element(By.CSS_SELECTOR, ".stock-hit").click()
     wait(d, lambda d: not note().is_displayed(), 5, "the lost message outlived the position")
-    # A real hint from this server: no verdict, no message.
-    d.find_element(By.TAG_NAME, "body").send_keys("h")
-    wait(d, lambda d: css(d, ".hint-from") or "No useful move" in toasts(d), 5)
-    assert not note().is_displayed()
+    assert ask_hint(d, 2)["winnable"] is False
+    wait(d, lambda d: note().is_displayed(), 5, "no message for the lost position after a move")
+    # No seed makes this server's solver give up (it decides every deal it is asked about
+    # within its budget), so an undecided verdict is handed to the page as it would come.
+    d.execute_script("window.boardcast.conn.dispatch({type: 'hint', from: '/stock', to: '/waste', winnable: null})")
+    wait(d, lambda d: not note().is_displayed(), 5, "undecided (null) says nothing special")
+
+    # A winnable deal: the hint says nothing more than its move.
+    open_seeded_deal(d, client, server, WINNABLE_SEED)
+    hint = ask_hint(d, 1)
+    assert hint["winnable"] is True and hint["from"], hint
+    assert css(d, ".hint-from"), "the hinted move is shown"
+    assert not note().is_displayed(), "a winnable deal is said to be lost"
     assert_no_console_errors(d)
 
 
