@@ -91,6 +91,9 @@ final class ClusterHarness {
 
     func clearStream(_ game: String) { streams[game] = [] }
 
+    /// A node's link to Redis drops or comes back.
+    func link(_ name: String, up: Bool) { deliver(.link(up: up), to: self[name]) }
+
     // MARK: Carrying out actions, Redis included
 
     private func deliver(_ event: ClusterEvent, to node: Node) { run(node, .cluster(event)) }
@@ -305,5 +308,45 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(cluster.take("b", 7).isEmpty)
         cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"v"}"#)
         #expect(cluster.types("b", 7) == ["diff", "ack"])
+    }
+}
+
+@Suite struct ClusterNodeDeathTests {
+    @Test func aDeadNodesMembersLeaveThePresenceCountsAtTheFirstLookWithoutItsKey() {
+        let cluster = ClusterHarness(["a", "b", "c"])
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
+        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        cluster.open("c", 8)
+        cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
+        #expect(cluster["a"].hub.room(game)?.spectatorCount == 2)
+        // b is killed: no detach comes; its key is gone at the next look.
+        cluster.deaf.insert("b")
+        cluster.now += 1
+        cluster.view(alive: ["a": "1", "c": "1"])
+        #expect(cluster["a"].hub.room(game)?.spectatorCount == 1, "its session ended at the first look without its key")
+        _ = cluster.take("a", 1)
+        cluster.now += 1
+        cluster.tick("a")
+        #expect(cluster.take("a", 1).last { $0["type"] == "presence" }?["spectators"] == 1)
+        #expect(cluster.take("c", 8).last { $0["type"] == "presence" }?["spectators"] == 1, "other nodes' members too")
+    }
+
+    @Test func rightAfterTheLinkCameBackAMissingKeyIsARestartedRedisNotADeadNode() {
+        let cluster = ClusterHarness(["a", "b"])
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
+        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        cluster.link("a", up: false)
+        cluster.link("a", up: true)
+        cluster.view(alive: ["a": "1"])  // Redis came back empty; b has not renewed yet
+        #expect(cluster["a"].hub.room(game)?.spectatorCount == 1, "not dropped while keys fill up again")
+        cluster.now += NodeDirectory.settling
+        cluster.view(alive: ["a": "1", "b": "1"])
+        #expect(cluster["a"].hub.room(game)?.spectatorCount == 1)
     }
 }

@@ -305,6 +305,9 @@ final class ClusterMachine {
         // Members whose catch-up got lost (an owner not listening yet after a restart) try again.
         for id in feeds.adrift(ownerAlive: nodes.isAlive) { resync(id, now: now, into: &effects) }
         // Nodes whose lease ran out: their connections' sessions here end, and leave the presence counts.
+        for node in changes.dead.sorted() {
+            effects.log(.notice, "a node's lease ran out: its connections' sessions here end", ["node": node])
+        }
         for id in owned.sessions(of: changes.dead) { requests.append(.closed(id)) }
         for (_, pending) in apiRequests.takeAll(where: { now > $0.deadline }) {
             effects.append(.respond(pending.request, .text(503, "the node that owns this game cannot be reached now\n")))

@@ -107,6 +107,11 @@ public final class Hub {
         case .cluster(let clusterEvent):
             guard let cluster else { break }
             carryOut(cluster.receive(clusterEvent, now: now, into: &effects), now: now, into: &effects)
+            // A link that came up claims the node's lease at once: a node that others never saw
+            // alive could not be seen dying either.
+            if case .link(up: true) = clusterEvent {
+                carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects)
+            }
         }
         let actions = effects.take()
         return cluster?.outgoing(actions) ?? actions
