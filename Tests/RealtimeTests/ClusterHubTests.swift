@@ -350,3 +350,28 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(cluster["a"].hub.room(game)?.spectatorCount == 1)
     }
 }
+
+/// One clock: every deadline is the event's monotonic time plus a duration.
+@Suite struct ClusterClockTests {
+    @Test func aSilentCatchUpWaitsItsLeaseNotAFixedPointInTime() {
+        let cluster = ClusterHarness(["a", "b"])
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
+        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.take("b", 7)
+        // b's link drops and comes back while a hears nothing: b's catch-up is in flight.
+        cluster.deaf.insert("a")
+        cluster.link("b", up: false)
+        cluster.link("b", up: true)
+        let forwarded = cluster["b"].hub.cluster!.counters.forwarded
+        cluster.now += 1
+        cluster.view(alive: ["a": "1", "b": "1"])
+        #expect(cluster["b"].hub.cluster!.counters.forwarded == forwarded, "still within its lease: not failed, not sent again")
+        cluster.now += 3  // the harness's lease
+        cluster.view(alive: ["a": "1", "b": "1"])
+        #expect(cluster["b"].hub.cluster!.counters.forwarded == forwarded + 1, "past its lease: failed, and tried again")
+        #expect(cluster.take("b", 7).isEmpty, "the client never hears of the node's own catch-up")
+    }
+}

@@ -671,3 +671,57 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         }
     }
 }
+
+/// The hub's decisions compared as whole lists of action values.
+@Suite struct HubActionListTests {
+    @Test func aMoveIsStoredThenOneBroadcastToTheAudienceThenTheAck() throws {
+        let h = HubHarness(autoCommit: false)
+        h.open(1)
+        h.open(2)
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":42}}"#)
+        h.commitAll()
+        let game = try #require(h.take(1).first { $0["type"] == "created" }?["game"]?.stringValue)
+        h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = h.take(2)
+        let arrival = h.now
+        h.send(1, #"{"type":"tap","target":"/stock","id":7}"#)
+        let batch = try #require(h.batches.last)
+        #expect(h.actions == [.store(batch, ticket: h.lastTicket)], "nothing leaves before the command is durable")
+        h.commitAll()
+        let diff = try #require(batch.commands.first?.diff)
+        #expect(h.actions == [
+            .broadcast(OutFrame(diff), to: [1, 2], arrival: arrival),
+            .send(OutFrame(#"{"type":"ack","id":7,"seq":1}"#), to: 1),
+        ])
+    }
+
+    @Test func aJoinOfAnAbsentGameIsOneErrorAndNothingElse() {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"join","game":"NOPE!","token":"t","id":"j"}"#)
+        #expect(h.actions == [
+            .countError(.notFound),
+            .log(LogLine(.info, "refused", ["conn": "1.0", "code": "not-found", "why": "no game NOPE!"])),
+            .send(OutFrame(#"{"type":"error","code":"not-found","message":"no game NOPE!","id":"j"}"#), to: 1),
+        ])
+    }
+}
+
+/// PROTOCOL section 13: the join that takes a race's last seat starts it, inside its reply.
+@Suite struct RaceStartTests {
+    @Test func theLastSeatsJoinHasTheStartBeforeItsAck() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"race","options":{"seats":2,"seed":9}}"#)
+        let created = try #require(h.take(1).first { $0["type"] == "created" })
+        h.open(2)
+        h.send(2, #"{"type":"join","game":"\#(created["game"]!.stringValue!)","token":"\#(created["token"]!.stringValue!)","id":"j"}"#)
+        let reply = h.take(2)
+        #expect(reply.map { $0["type"]?.stringValue ?? "" } == ["joined", "snapshot", "diff", "event", "ack"])
+        #expect(reply[3]["event"] == "start")
+        #expect(reply[1]["seq"] == 0 && reply[2]["seq"] == 1, "the start is the diff after its snapshot")
+        #expect(reply[4] == .object(["type": "ack", "id": "j", "seq": 1]), "the ack holds the start's seq")
+        let creator = h.take(1)
+        #expect(creator.contains { $0["type"] == "event" && $0["event"] == "start" })
+    }
+}

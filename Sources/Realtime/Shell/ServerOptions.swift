@@ -1,0 +1,43 @@
+import Foundation
+
+public struct ServerOptions: Sendable {
+    public var host: String
+    public var port: Int
+    /// A directory for the SQLite store, or `:memory:` to keep nothing past the process.
+    public var data: String
+    public var web: String
+    public var pingInterval: Int
+    /// Seconds without a member or a command after which a game rests in storage only.
+    public var idleSeconds: Double = 600
+    /// Let several servers listen on the same port (`SO_REUSEPORT`).
+    public var reusePort = false
+    /// lws's per-connection receive buffer (bytes).
+    public var rxBufferSize = 512
+    /// `redis://HOST:PORT[/DB]`: this server is one node of a cluster (PROTOCOL section 11).
+    public var redis: String?
+    /// The node's name in the cluster (default: host name and process id).
+    public var node: String?
+    /// Seconds a node's liveness lease lasts; other nodes answer `unavailable` for its games
+    /// once it is that long gone.
+    public var leaseSeconds: Double = 15
+
+    public init(host: String, port: Int, data: String, web: String, pingInterval: Int) {
+        self.host = host
+        self.port = port
+        self.data = data
+        self.web = web
+        self.pingInterval = pingInterval
+    }
+}
+
+/// The service thread's clock: one reading per event, monotonic for every interval, with the
+/// wall time of the same moment for what people read and what is stored.
+struct ServiceClock {
+    private let origin = ContinuousClock.now
+
+    var now: Instant {
+        let elapsed = ContinuousClock.now - origin
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Instant(monotonic: seconds, unixTime: Date().timeIntervalSince1970)
+    }
+}
