@@ -35,6 +35,10 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(!game.isEmpty && (since ?? 0) >= 0, "\(what): join or watch of \(game) since \(since ?? -1)")
         case .leave, .list, .show, .hint:
             break
+        case .say(let text, _):
+            roundTrips(ServerMessage.chat(game: "g", room: .spectators, by: "s1", text: text, at: 0).encoded, what)
+        case .mute(let who):
+            require(!who.isEmpty, "\(what): mute of nobody")
         }
     }
     return 0

@@ -33,7 +33,8 @@ import Testing
 
     @Test func doneSubscribedAndAPIAnswer() {
         golden(.done(connection: 7, request: 12), "D|7|12")
-        golden(.subscribed(connection: 7, game: "ab12cd34", seq: 5), "S|7|ab12cd34|5")
+        golden(.subscribed(connection: 7, game: "ab12cd34", audience: "~", seq: 5), "S|7|ab12cd34|~|5")
+        golden(.subscribed(connection: 7, game: "ab12cd34", audience: "p2", seq: 5), "S|7|ab12cd34|p2|5")
         golden(.apiAnswer(token: 3, status: 404, body: Array("no game\n".utf8)), "A|3|404|no game\n")
     }
 
@@ -45,10 +46,15 @@ import Testing
         #expect(Publication.parse(publication.bytes) == publication)
         let presence = Publication(isDiff: false, seq: 9, parts: [.init(views: ["all"], frame: Array("{}".utf8))])
         #expect(String(decoding: presence.bytes, as: UTF8.self) == "a|9|1|all|2|{}")
+        let late = Publication(isDiff: true, seq: 4, parts: [.init(views: ["~"], frame: Array("x".utf8))], delayed: true)
+        #expect(String(decoding: late.bytes, as: UTF8.self) == "D|4|1|~|1|x")
+        #expect(Publication.parse(late.bytes) == late)
+        let lateChat = Publication(isDiff: false, seq: 4, parts: [.init(views: ["~"], frame: Array("c".utf8))], delayed: true)
+        #expect(String(decoding: lateChat.bytes, as: UTF8.self) == "A|4|1|~|1|c")
     }
 
     @Test func malformedBytesAreNothing() {
-        for bad in ["", "F", "F|", "F|n|x|1|", "C|n|7|extra", "R|7|q|{}", "R|7|d:x|{}", "D|7", "S|7|g|x", "Z|1", "A|x|200|"] {
+        for bad in ["", "F", "F|", "F|n|x|1|", "C|n|7|extra", "R|7|q|{}", "R|7|d:x|{}", "D|7", "S|7|g|x", "S|7|g|*|x", "Z|1", "A|x|200|"] {
             #expect(ClusterEnvelope.parse(Array(bad.utf8)) == nil, "\(bad)")
         }
         for bad in ["d|1|0|", "d|1|1|*|9|ab", "x|1|1|*|0|", "d|1"] {

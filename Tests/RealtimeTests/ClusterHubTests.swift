@@ -137,7 +137,7 @@ final class ClusterHarness {
             try! node.store.write(batch)
             node.lastTicket = ticket
         case .read(.load(let game)):
-            let loaded = GameLoader.load(game, from: node.store, windowSize: 128)
+            let loaded = GameLoader.load(game, from: node.store, windowSize: 128, asOf: now.unixTime)
             carryOut(hub(node, .read(.loaded(game: game, loaded))), on: node)
         case .cluster(let cluster):
             switch cluster {
@@ -256,7 +256,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.now += 1
         cluster.tick("a")
         cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
-        #expect(cluster["a"].hub.room(game)?.spectatorCount == 2)
+        #expect(cluster["a"].hub.room(game)?.members.spectators == 2)
     }
 
     @Test func aRacersCopyIsMaskedOnAnotherNodeToo() throws {
@@ -321,12 +321,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
         cluster.open("c", 8)
         cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
-        #expect(cluster["a"].hub.room(game)?.spectatorCount == 2)
+        #expect(cluster["a"].hub.room(game)?.members.spectators == 2)
         // b is killed: no detach comes; its key is gone at the next look.
         cluster.deaf.insert("b")
         cluster.now += 1
         cluster.view(alive: ["a": "1", "c": "1"])
-        #expect(cluster["a"].hub.room(game)?.spectatorCount == 1, "its session ended at the first look without its key")
+        #expect(cluster["a"].hub.room(game)?.members.spectators == 1, "its session ended at the first look without its key")
         _ = cluster.take("a", 1)
         cluster.now += 1
         cluster.tick("a")
@@ -344,10 +344,10 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.link("a", up: false)
         cluster.link("a", up: true)
         cluster.view(alive: ["a": "1"])  // Redis came back empty; b has not renewed yet
-        #expect(cluster["a"].hub.room(game)?.spectatorCount == 1, "not dropped while keys fill up again")
+        #expect(cluster["a"].hub.room(game)?.members.spectators == 1, "not dropped while keys fill up again")
         cluster.now += NodeDirectory.settling
         cluster.view(alive: ["a": "1", "b": "1"])
-        #expect(cluster["a"].hub.room(game)?.spectatorCount == 1)
+        #expect(cluster["a"].hub.room(game)?.members.spectators == 1)
     }
 }
 

@@ -145,7 +145,7 @@ final class HubHarness {
     private func answer(_ read: StorageRead) -> StorageAnswer {
         switch read {
         case .load(let game):
-            return .loaded(game: game, GameLoader.load(game, from: store, windowSize: 128))
+            return .loaded(game: game, GameLoader.load(game, from: store, windowSize: 128, asOf: now.unixTime))
         case .history(let request):
             let frames = (try? store.diffs(game: request.game, after: request.after, limit: request.limit)) ?? []
             return .history(token: request.token, frames: frames)
@@ -154,6 +154,8 @@ final class HubHarness {
         case .listing(let token, let query):
             let games = try? store.recentGames(kind: query.kind?.rawValue, status: query.status, limit: query.limit)
             return .listing(token: token, games: games)
+        case .chat(let token, let game, let through):
+            return .chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through, limit: 10_000)) ?? [])
         }
     }
 

@@ -29,7 +29,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
         #expect(types(h.take(2)) == ["joined", "snapshot"])
         h.send(1, #"{"type":"tap","target":"/stock","id":7}"#)
-        // One store, then one broadcast of one frame to both members (no lookup per recipient), then the ack.
+        // One store, then one frame to each audience (players, spectators: chat keeps them apart), then the ack.
         let kinds = h.actions.compactMap { action -> String? in
             switch action {
             case .store: return "store"
@@ -38,7 +38,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
             default: return nil
             }
         }
-        #expect(kinds == ["store", "broadcast [1, 2]", "send 1"])
+        #expect(kinds == ["store", "broadcast [1]", "broadcast [2]", "send 1"])
         let player = h.take(1)
         #expect(types(player) == ["diff", "ack"])
         #expect(player[0]["cause"] == .object(["type": "tap", "target": "/stock", "by": "p1"]))
@@ -674,7 +674,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
 /// The hub's decisions compared as whole lists of action values.
 @Suite struct HubActionListTests {
-    @Test func aMoveIsStoredThenOneBroadcastToTheAudienceThenTheAck() throws {
+    @Test func aMoveIsStoredThenOneBroadcastPerAudienceThenTheAck() throws {
         let h = HubHarness(autoCommit: false)
         h.open(1)
         h.open(2)
@@ -689,10 +689,15 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(h.actions == [.store(batch, ticket: h.lastTicket)], "nothing leaves before the command is durable")
         h.commitAll()
         let diff = try #require(batch.commands.first?.diff)
+        // One frame, encoded once, to the players' audience and the spectators'.
         #expect(h.actions == [
-            .broadcast(OutFrame(diff), to: [1, 2], arrival: arrival),
+            .broadcast(OutFrame(diff), to: [1], arrival: arrival),
+            .broadcast(OutFrame(diff), to: [2], arrival: nil),
             .send(OutFrame(#"{"type":"ack","id":7,"seq":1}"#), to: 1),
         ])
+        if case .broadcast(let first, _, _) = h.actions[0], case .broadcast(let second, _, _) = h.actions[1] {
+            #expect(first === second, "the same frame object: encoded once")
+        }
     }
 
     @Test func aJoinOfAnAbsentGameIsOneErrorAndNothingElse() {

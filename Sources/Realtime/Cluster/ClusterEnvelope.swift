@@ -43,8 +43,9 @@ enum ClusterEnvelope: Sendable, Equatable {
     case reply(connection: UInt64, kind: ReplyKind, frame: [UInt8])
     /// From an owner: everything request `request` of that connection caused has been sent.
     case done(connection: UInt64, request: UInt64)
-    /// From an owner: the connection receives `game`'s broadcasts from `seq` on.
-    case subscribed(connection: UInt64, game: String, seq: Int)
+    /// From an owner: the connection receives `game`'s broadcasts from `seq` on, as a member of
+    /// this audience (`AudienceKey.tag`: `+` players, `*` spectators, `~` delayed spectators, a seat).
+    case subscribed(connection: UInt64, game: String, audience: String, seq: Int)
     case apiAnswer(token: UInt64, status: UInt32, body: [UInt8])
 
     /// What a reply's frame is, as the owner's encoder typed it.
@@ -70,8 +71,8 @@ enum ClusterEnvelope: Sendable, Equatable {
             return Array("R|\(connection)|\(kind.field)|".utf8) + frame
         case .done(let connection, let request):
             return Array("D|\(connection)|\(request)".utf8)
-        case .subscribed(let connection, let game, let seq):
-            return Array("S|\(connection)|\(game)|\(seq)".utf8)
+        case .subscribed(let connection, let game, let audience, let seq):
+            return Array("S|\(connection)|\(game)|\(audience)|\(seq)".utf8)
         case .apiAnswer(let token, let status, let body):
             return Array("A|\(token)|\(status)|".utf8) + body
         }
@@ -101,10 +102,10 @@ enum ClusterEnvelope: Sendable, Equatable {
             }
             return .done(connection: connection, request: request)
         case UInt8(ascii: "S"):
-            guard let (f, _) = fields.split(3, last: true), let connection = UInt64(f[0]), let seq = Int(f[2]) else {
+            guard let (f, _) = fields.split(4, last: true), let connection = UInt64(f[0]), let seq = Int(f[3]) else {
                 return nil
             }
-            return .subscribed(connection: connection, game: f[1], seq: seq)
+            return .subscribed(connection: connection, game: f[1], audience: f[2], seq: seq)
         case UInt8(ascii: "A"):
             guard let (f, rest) = fields.split(2), let token = UInt64(f[0]), let status = UInt32(f[1]) else { return nil }
             return .apiAnswer(token: token, status: status, body: rest)
@@ -154,29 +155,34 @@ extension ClusterEnvelope.ReplyKind {
     }
 }
 
-/// One broadcast of a game, on the game's channel (and a diff also in its capped stream):
-/// for a diff, every view's frame in one message, so a node passes each member the frame of
-/// its view and sees one seq once.
+/// One broadcast of a game, on the game's channel (and a live diff also in its capped
+/// stream): for a diff, every view's frame in one message, so a node passes each member the
+/// frame of its audience and sees one seq once. A game with a spectator delay publishes its
+/// spectators' copies as a second, delayed stream with a seq of its own.
 struct Publication: Sendable, Equatable {
     var isDiff: Bool
     var seq: Int
     var parts: [Part]
+    /// The delayed spectators' stream (`~`), as it comes due on the owner.
+    var delayed = false
 
     struct Part: Sendable, Equatable {
-        /// `*` for the spectators' view, seats (`p2`), or `all` (events, presence: every member).
+        /// Audience tags (`AudienceKey.tag`), or `all` (events, presence: every live audience).
         var views: [String]
         var frame: [UInt8]
     }
 
-    /// `d|SEQ|N|` (or `a|...` for any other broadcast), then per part `VIEWS|LENGTH|FRAME`.
+    /// `d|SEQ|N|` (`a` for any other broadcast; `D`, `A` on the delayed stream), then per part
+    /// `VIEWS|LENGTH|FRAME`.
     var bytes: [UInt8] {
-        var bytes = Array("\(isDiff ? "d" : "a")|\(seq)|\(parts.count)|".utf8)
+        let letter = delayed ? (isDiff ? "D" : "A") : (isDiff ? "d" : "a")
+        var bytes = Array("\(letter)|\(seq)|\(parts.count)|".utf8)
         for part in parts { bytes += Array("\(part.views.joined(separator: ","))|\(part.frame.count)|".utf8) + part.frame }
         return bytes
     }
 
     static func parse(_ bytes: [UInt8]) -> Publication? {
-        guard let kind = bytes.first, kind == UInt8(ascii: "d") || kind == UInt8(ascii: "a"),
+        guard let kind = bytes.first, Array("daDA".utf8).contains(kind),
               let (f, rest) = Fields(bytes)?.split(2), let seq = Int(f[0]), let count = Int(f[1]), (1...16).contains(count)
         else { return nil }
         var parts: [Part] = []
@@ -190,7 +196,8 @@ struct Publication: Sendable, Equatable {
             parts.append(Part(views: views, frame: Array(rest[(bar2 + 1)..<(bar2 + 1 + length)])))
             at = bar2 + 1 + length
         }
-        return Publication(isDiff: kind == UInt8(ascii: "d"), seq: seq, parts: parts)
+        return Publication(isDiff: kind == UInt8(ascii: "d") || kind == UInt8(ascii: "D"), seq: seq, parts: parts,
+                           delayed: kind == UInt8(ascii: "D") || kind == UInt8(ascii: "A"))
     }
 }
 

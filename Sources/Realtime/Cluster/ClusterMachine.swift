@@ -118,7 +118,7 @@ final class ClusterMachine {
                 forward(id, request, to: owner, game: game, now: now, into: &effects)
                 return .elsewhere
             }
-        case .leave, .show, .hint, .gesture:
+        case .leave, .show, .hint, .gesture, .say, .mute:
             guard let membership = feeds.memberships[id] else { return .here }
             forward(id, request, to: membership.owner, game: nil, now: now, into: &effects)
             return .elsewhere
@@ -208,6 +208,7 @@ final class ClusterMachine {
         case .gameMessage(let game, let bytes):
             guard let publication = Publication.parse(bytes) else { return [] }
             feeds.publication(publication, of: game, into: &effects)
+            for id in feeds.takeDelayedGaps() { resync(id, now: now, into: &effects) }
             return []
         case .subscribed(let game):
             feeds.channelSubscribed(game, into: &effects)
@@ -246,8 +247,8 @@ final class ClusterMachine {
         case .done(let connection, let number):
             let id = ConnectionID(raw: connection)
             return feeds.done(id, number: number) ? [.resume(id)] : []
-        case .subscribed(let connection, let game, let seq):
-            for behind in feeds.subscribed(ConnectionID(raw: connection), game: game, seq: seq) {
+        case .subscribed(let connection, let game, let audience, let seq):
+            for behind in feeds.subscribed(ConnectionID(raw: connection), game: game, audience: audience, seq: seq) {
                 resync(behind, now: now, into: &effects)
             }
             return []
@@ -340,9 +341,10 @@ final class ClusterMachine {
             case .remote(.publish(let game, let publication)):
                 published += 1
                 return .cluster(.publish(game: game, publication))
-            case .remote(.subscribed(let id, let game, let seq)):
+            case .remote(.subscribed(let id, let game, let audience, let seq)):
                 guard let address = owned.address(of: id) else { return nil }
-                return .cluster(.send(node: address.node, .subscribed(connection: address.connection, game: game, seq: seq)))
+                return .cluster(.send(node: address.node, .subscribed(connection: address.connection, game: game,
+                                                                      audience: audience, seq: seq)))
             case .remote(.marker(let id, let number)):
                 guard let address = owned.address(of: id) else { return nil }
                 return .cluster(.send(node: address.node, .done(connection: address.connection, request: number)))

@@ -11,7 +11,8 @@ final class RemoteFeeds {
         var game: String
         /// The join or watch that put it there, to send again (with `since`) to catch it up.
         var join: JSON
-        var view: RaceViewer
+        /// Its audience in the game (`AudienceKey.tag`), as the owner's marker said.
+        var audience = ""
         /// The seq of the last diff it was given in the owner's replies.
         var seq: Int
         /// Its slot in its feed's audience while it receives publications; -1 before.
@@ -20,15 +21,18 @@ final class RemoteFeeds {
 
     /// One remote game as this node receives it.
     struct Feed {
-        var audiences: [RaceViewer: Audience] = [:]
+        var audiences: [String: Audience] = [:]
         var receivers = 0
-        /// The seq of the last diff passed on (nil: none seen yet).
+        /// The seq of the last diff passed on (nil: none seen yet), live and to delayed spectators.
         var lastSeq: Int?
+        var lastDelayedSeq: Int?
         /// Publications held while a gap is read from the game's stream.
         var gap: [Publication]?
         /// Redis confirmed the channel: forwards that join the game waited for that.
         var subscribed = false
         var awaiting: [(owner: String, envelope: ClusterEnvelope)] = []
+        /// The delayed stream skipped a seq: its spectators catch up through the owner.
+        var resyncDue = false
     }
 
     /// A request carried to an owner and not yet answered in full.
@@ -143,13 +147,11 @@ final class RemoteFeeds {
                 if old.owner == forward.owner { stopReceiving(id, into: &effects) } else { detach(id, into: &effects) }
             }
             var join = forward.join ?? old?.join ?? .null
-            var view = RaceViewer.spectator
             if gameKind == GameKind.race.rawValue, let player {
-                view = .seat(player)
                 join = join.setting("seat", to: .string(player))  // a re-join takes the same table back
             }
             let same = old?.game == game && old?.owner == forward.owner
-            memberships[id] = Membership(owner: forward.owner, game: game, join: join, view: view,
+            memberships[id] = Membership(owner: forward.owner, game: game, join: join, audience: same ? old!.audience : "",
                                          seq: same ? old?.seq ?? 0 : 0, slot: same ? old?.slot ?? -1 : -1)
             return outcome
         case .diff(let seq):
@@ -175,19 +177,23 @@ final class RemoteFeeds {
     /// game's publications from here on. Every publication up to `seq` reached this node before
     /// the marker (one sender, one order), so members that were receiving and are behind it
     /// missed diffs: they are returned, to catch up through the owner.
-    func subscribed(_ id: ConnectionID, game: String, seq: Int) -> [ConnectionID] {
-        guard var membership = memberships[id], membership.game == game, membership.slot < 0 else { return [] }
+    func subscribed(_ id: ConnectionID, game: String, audience: String, seq: Int) -> [ConnectionID] {
+        guard var membership = memberships[id], membership.game == game, membership.slot < 0,
+              AudienceKey(tag: audience) != nil else { return [] }
         var behind: [ConnectionID] = []
         var feed = feeds[game] ?? Feed(subscribed: true)
-        if let last = feed.lastSeq, seq > last {
-            behind = feed.audiences.values.flatMap { $0 }
-            feed.lastSeq = seq
-        } else if feed.lastSeq == nil {
-            feed.lastSeq = seq
+        let delayed = audience == "~"
+        let streamLast = delayed ? feed.lastDelayedSeq : feed.lastSeq
+        if let last = streamLast, seq > last {
+            behind = feed.audiences.filter { ($0.key == "~") == delayed }.values.flatMap { $0 }
         }
+        if streamLast == nil || seq > streamLast! {
+            if delayed { feed.lastDelayedSeq = seq } else { feed.lastSeq = seq }
+        }
+        membership.audience = audience
         membership.seq = max(membership.seq, seq)
-        membership.slot = feed.audiences[membership.view, default: []].count
-        feed.audiences[membership.view, default: []].append(id)
+        membership.slot = feed.audiences[audience, default: []].count
+        feed.audiences[audience, default: []].append(id)
         feed.receivers += 1
         feeds[game] = feed
         memberships[id] = membership
@@ -204,6 +210,21 @@ final class RemoteFeeds {
         defer { feeds[game] = feed }
         if feed.gap != nil {
             feed.gap?.append(publication)
+            return
+        }
+        if publication.delayed {
+            // The delayed spectators' stream: its seq is theirs. It is not kept in the game's
+            // stream, so a gap is caught up through the owner.
+            if publication.isDiff {
+                let last = feed.lastDelayedSeq ?? (publication.seq - 1)
+                if publication.seq <= last { return }
+                feed.lastDelayedSeq = publication.seq
+                if publication.seq > last + 1 && feed.audiences["~"] != nil {
+                    feed.resyncDue = true
+                    return
+                }
+            }
+            pass(publication, to: feed, into: &effects)
             return
         }
         if publication.isDiff {
@@ -224,17 +245,27 @@ final class RemoteFeeds {
         pass(publication, to: feed, into: &effects)
     }
 
+    /// Delayed spectators of games whose delayed stream skipped a seq: to catch up through the owner.
+    func takeDelayedGaps() -> [ConnectionID] {
+        var behind: [ConnectionID] = []
+        for (game, feed) in feeds where feed.resyncDue {
+            feeds[game]?.resyncDue = false
+            behind += feed.audiences["~"] ?? []
+        }
+        return behind.sorted()
+    }
+
     /// Each part's frame once, to the audiences of its views.
     private func pass(_ publication: Publication, to feed: Feed, into effects: inout Effects) {
         for part in publication.parts {
             let frame = OutFrame(bytes: part.frame, kind: publication.isDiff ? .diff(seq: publication.seq) : .plain)
             if part.views == ["all"] {
-                for audience in feed.audiences.values where !audience.isEmpty {
+                for (tag, audience) in feed.audiences.sorted(by: { $0.key < $1.key }) where tag != "~" && !audience.isEmpty {
                     effects.append(.broadcast(frame, to: audience, arrival: nil))
                 }
             } else {
                 for tag in part.views {
-                    guard let audience = feed.audiences[tag == "*" ? .spectator : .seat(tag)], !audience.isEmpty else { continue }
+                    guard let audience = feed.audiences[tag], !audience.isEmpty else { continue }
                     effects.append(.broadcast(frame, to: audience, arrival: nil))
                 }
             }
@@ -273,7 +304,9 @@ final class RemoteFeeds {
     func resync(_ id: ConnectionID, now: Instant, lease: Double, into effects: inout Effects) {
         guard let membership = memberships[id], sessions.isOpen(id), sessions.wait(of: id) == nil else { return }
         var since = membership.seq
-        if membership.slot >= 0 { since = max(since, feeds[membership.game]?.lastSeq ?? since) }
+        if membership.slot >= 0, let feed = feeds[membership.game] {
+            since = max(since, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? since)
+        }
         stopReceiving(id, into: &effects)
         memberships[id]?.seq = since
         let message = membership.join.setting("since", to: .int(since)).removing("id")
@@ -316,15 +349,15 @@ final class RemoteFeeds {
 
     private func stopReceiving(_ id: ConnectionID, into effects: inout Effects) {
         guard let membership = memberships[id], membership.slot >= 0, var feed = feeds[membership.game],
-              var audience = feed.audiences[membership.view], membership.slot < audience.count,
+              var audience = feed.audiences[membership.audience], membership.slot < audience.count,
               audience[membership.slot] == id else { return }
-        feed.audiences[membership.view] = nil  // keep the array unique while it changes
+        feed.audiences[membership.audience] = nil  // keep the array unique while it changes
         let last = audience.removeLast()
         if membership.slot < audience.count {
             audience[membership.slot] = last
             memberships[last]?.slot = membership.slot
         }
-        if !audience.isEmpty { feed.audiences[membership.view] = audience }
+        if !audience.isEmpty { feed.audiences[membership.audience] = audience }
         feed.receivers -= 1
         feeds[membership.game] = feed
         memberships[id]?.slot = -1

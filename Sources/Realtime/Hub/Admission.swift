@@ -41,7 +41,7 @@ final class Admission {
                 fields = try KlondikeOptionFields(options)
                 if kind == .race { _ = try RaceSeats.read(options) }
             } catch {
-                replies.error(id, error, requestID: requestID, into: &effects)
+                replies.error(id, error, requestID: requestID, now: now, into: &effects)
                 return
             }
             if fields.winnable {
@@ -67,11 +67,11 @@ final class Admission {
         do throws(ProtocolError) {
             (game, storedOptions) = try AnyGame.create(kind: kind, options: options, time: now.unixTime, random: &random)
         } catch {
-            replies.error(id, error, requestID: requestID, into: &effects)
+            replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
         }
         if let refusal = play.refusal {
-            replies.error(id, refusal, requestID: requestID, into: &effects)
+            replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
             return
         }
         let token = Secrets.token(using: &random)
@@ -117,7 +117,7 @@ final class Admission {
         }
         guard let room = rooms[gameID] else {
             guard GameIDs.isPlausible(gameID) else {
-                replies.error(id, ProtocolError(.notFound, "no game \(gameID)"), requestID: request.id, into: &effects)
+                replies.error(id, ProtocolError(.notFound, "no game \(gameID)"), requestID: request.id, now: now, into: &effects)
                 return
             }
             // A resting game: load it, and answer this request (and any held after it) once it is back.
@@ -127,16 +127,16 @@ final class Admission {
             return
         }
         if let token, !Secrets.matches(token, hash: room.tokenHash) {
-            replies.error(id, ProtocolError(.forbidden, "wrong token for \(gameID)"), requestID: request.id, into: &effects)
+            replies.error(id, ProtocolError(.forbidden, "wrong token for \(gameID)"), requestID: request.id, now: now, into: &effects)
             return
         }
         var raceSeat: String?
         if token != nil && room.kind == .race {
             // A race seats each player at a table of their own; a dropped player takes theirs back by name.
-            guard let free = room.freeSeat(asked: seat, by: id) else {
+            guard let free = room.members.freeSeat(asked: seat, by: id, seats: room.seats) else {
                 let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this race has no seat \($0)" }
                     ?? "every seat of this race is held"
-                replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, into: &effects)
+                replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, now: now, into: &effects)
                 return
             }
             raceSeat = free
@@ -181,8 +181,8 @@ final class Admission {
                     // The held join or watch that asked for the game is answered here, not sent round again.
                     if case .request(let parsed, _)? = sessions.takeFirstHeld(id) {
                         switch parsed {
-                        case .request(let request): replies.error(id, error, requestID: request.id, into: &effects)
-                        case .failure(let other, let requestID): replies.error(id, other, requestID: requestID, into: &effects)
+                        case .request(let request): replies.error(id, error, requestID: request.id, now: now, into: &effects)
+                        case .failure(let other, let requestID): replies.error(id, other, requestID: requestID, now: now, into: &effects)
                         }
                     }
                     resumable.append(id)
@@ -195,61 +195,134 @@ final class Admission {
     }
 
     /// Makes a connection a member: `joined`, then its state (a snapshot, the diffs after
-    /// `since`, or the deal and every diff for a replay), then the ack. Diffs older than
-    /// the window come from storage first; the connection waits meanwhile.
+    /// `since`, or the deal and every diff for a replay), then the last chat lines it may read,
+    /// then the ack. Diffs older than the window come from storage first; the connection waits
+    /// meanwhile. A delayed spectator is answered at once, not behind the room's outbox: what it
+    /// is shown is already durable, and its audience's cursor moves on its own.
     private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, seat: String?, since: Int?, replay: Bool,
                        requestID: JSON?, isCreation: Bool, now: Instant, into effects: inout Effects) {
-        let role = room.addMember(asPlayer: asPlayer, seat: seat, id: id)
-        let view = seat.map(RaceViewer.seat) ?? .spectator
-        sessions.join(id, room: room, role: role, view: view)
+        guard let address = sessions[id]?.address else { return }
+        let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
+        let key = room.audienceKey(for: role, seat: seat)
+        sessions.join(id, room: room, role: role, key: key, name: name)
+        room.presenceDirty = true
         rooms.memberJoined(room)
         rooms.queuePresence(room)
-        room.enqueue(.reply(id, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq).frame))
-        let after: Int
+        _ = address
+        let seen = room.seq(for: key)
+        var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: requestID,
+                                     isCreation: isCreation, direct: key == .delayed)
+        emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen).frame)
         if replay {
-            room.enqueue(.reply(id, room.initialSnapshotFrame(for: view)))
-            after = 0
-        } else if let since, since <= room.seq {
-            after = since
+            emit(catchUp, room.initialSnapshotFrame(for: key.viewer))
+            catchUp.after = 0
+            catchUp.replaying = true
+            // The chat said along the way is shown with the diffs: read it first.
+            let token = pending.issue(.replayChat(catchUp))
+            sessions.setWait(id, .pending(token))
+            let read = StorageRead.chat(token: token, game: room.id, through: seen)
+            if catchUp.direct { effects.append(.read(read)) } else { room.enqueue(.afterDurable(.read(read))) }
+            durability.release(room, now: now, into: &effects)
+            return
+        } else if let since, since <= seen {
+            catchUp.after = since
         } else {
-            room.enqueue(.reply(id, room.snapshotFrame(for: view)))
-            after = room.seq
+            emit(catchUp, room.snapshotFrame(for: key))
         }
-        _ = continueCatchUp(HistoryCatchUp(connection: id, room: room, after: after, requestID: requestID,
-                                           isCreation: isCreation),
-                            token: nil, storageHadMore: true, now: now, into: &effects)
+        _ = continueCatchUp(catchUp, token: nil, storageHadMore: true, now: now, into: &effects)
         // Only if the catch-up waits for storage: otherwise the race started inside the reply.
         startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
     }
 
+    /// Sends a frame of a member's reply: behind the room's outbox, or at once for a delayed spectator.
+    private func emit(_ catchUp: HistoryCatchUp, _ frame: OutFrame) {
+        if catchUp.direct {
+            directFrames.append((catchUp.connection, frame))
+        } else {
+            catchUp.room.enqueue(.reply(catchUp.connection, frame))
+        }
+    }
+
+    /// Frames sent at once (delayed spectators' replies), flushed into the effects in order.
+    private var directFrames: [(ConnectionID, OutFrame)] = []
+
+    private func flushDirect(into effects: inout Effects) {
+        for (id, frame) in directFrames where sessions.isOpen(id) { effects.send(frame, to: id) }
+        directFrames = []
+    }
+
     /// Sends the diffs after `catchUp.after` from the window if it holds them (then the
-    /// member receives broadcasts, and its ack ends the reply), else asks storage for the next
-    /// page, once everything before is durable so no page comes up short. Returns whether the
-    /// catch-up is complete.
+    /// member's chat, then it receives broadcasts, and its ack ends the reply), else asks
+    /// storage for the next page, once everything before is durable so no page comes up short.
+    /// Returns whether the catch-up is complete.
     private func continueCatchUp(_ catchUp: HistoryCatchUp, token: UInt64?, storageHadMore: Bool, now: Instant,
                                  into effects: inout Effects) -> Bool {
         let id = catchUp.connection
         let room = catchUp.room
-        let view = sessions[id]?.view ?? .spectator
-        if let frames = room.window.frames(after: catchUp.after) {
-            for frame in frames { room.enqueue(.reply(id, room.frame(frame, for: view))) }
-            room.enqueue(.subscribe(id, seq: room.seq))
+        guard let session = sessions[id] else { return false }
+        var catchUp = catchUp
+        let through = room.seq(for: session.key)
+        if let frames = room.window.frames(after: catchUp.after, through: through) {
+            for (offset, frame) in frames.enumerated() {
+                emit(catchUp, room.frame(frame, for: session.view))
+                emitChat(&catchUp, through: catchUp.after + offset + 1)
+            }
+            emitChat(&catchUp, through: .max)
+            if !catchUp.replaying {
+                for line in recentChat(for: session, in: room, now: now) { emit(catchUp, line.frame(game: room.id)) }
+            }
+            if catchUp.direct {
+                flushDirect(into: &effects)
+                if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
+                if id.isRemote {
+                    effects.append(.remote(.subscribed(id, game: room.id, audience: session.key.tag, seq: through)))
+                }
+                if let requestID = catchUp.requestID {
+                    effects.send(ServerMessage.ack(id: requestID, seq: through).frame, to: id)
+                }
+                return true
+            }
+            room.enqueue(.subscribe(id, seq: through))
             // The join that takes a race's last seat starts it: the start is part of its reply,
             // before its ack (PROTOCOL section 13).
             startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
             if let requestID = catchUp.requestID {
                 room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: catchUp.isCreation))
             }
-            durability.release(room, into: &effects)
+            durability.release(room, now: now, into: &effects)
             return true
         }
+        flushDirect(into: &effects)
         let next = pending.issue(.history(catchUp))
         sessions.setWait(id, .pending(next))
         if !storageHadMore { effects.log(.warning, "storage returned no diffs where the window does not reach", ["game": room.id]) }
-        room.enqueue(.afterDurable(.read(.history(HistoryRequest(token: next, game: room.id, after: catchUp.after,
-                                                                 limit: config.historyPageSize)))))
-        durability.release(room, into: &effects)
+        let page = StorageRead.history(HistoryRequest(token: next, game: room.id, after: catchUp.after,
+                                                      limit: min(config.historyPageSize, max(1, through - catchUp.after))))
+        if catchUp.direct {
+            effects.append(.read(page))
+        } else {
+            room.enqueue(.afterDurable(.read(page)))
+            durability.release(room, now: now, into: &effects)
+        }
         return false
+    }
+
+    /// A replay's chat lines said up to seq `through`, each after the diff it followed.
+    private func emitChat(_ catchUp: inout HistoryCatchUp, through seq: Int) {
+        while let line = catchUp.chat.first, line.seq <= seq {
+            catchUp.chat.removeFirst()
+            emit(catchUp, line.frame(game: catchUp.room.id))
+        }
+    }
+
+    /// The last chat lines a member may read: players their room (and the spectators' once the
+    /// game is over), spectators both, the players' one as late as the game for a delayed one.
+    func recentChat(for session: Session, in room: GameRoom, now: Instant) -> [ChatLine] {
+        let rooms: Set<ChatRoom> = session.key.isSpectators || room.isOver ? [.players, .spectators] : [.players]
+        return room.chat.recent(of: rooms) { line in
+            guard session.key == .delayed, line.room == .players, let delay = GameRoom.delay(of: room.options) else { return true }
+            return line.at + delay <= now.unixTime
+        }
     }
 
     /// A page of a game's stored diff frames for a catch-up; returns whether the member's
@@ -257,15 +330,33 @@ final class Admission {
     func historyRead(_ catchUp: HistoryCatchUp, token: UInt64, frames: [String], now: Instant,
                      into effects: inout Effects) -> Bool {
         let id = catchUp.connection
-        guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)) else { return false }
+        guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)),
+              let view = sessions[id]?.view else { return false }
         let room = catchUp.room
-        let view = sessions[id]?.view ?? .spectator
-        for text in frames {
-            room.enqueue(.reply(id, room.frame(OutFrame(text, kind: .plain), for: view)))
-        }
         var next = catchUp
+        for (offset, text) in frames.enumerated() {
+            emit(next, room.frame(OutFrame(text, kind: .plain), for: view))
+            emitChat(&next, through: catchUp.after + offset + 1)
+        }
         next.after += frames.count
         return continueCatchUp(next, token: token, storageHadMore: !frames.isEmpty, now: now, into: &effects)
+    }
+
+    /// A replay's chat, read: the replay goes on with it.
+    func replayChat(_ catchUp: HistoryCatchUp, token: UInt64, lines: [StoredChat], now: Instant,
+                    into effects: inout Effects) -> Bool {
+        let id = catchUp.connection
+        guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)),
+              let session = sessions[id] else { return false }
+        var next = catchUp
+        let readable = recentChatRooms(for: session, in: catchUp.room)
+        next.chat = lines.compactMap(ChatLine.init(stored:)).filter { readable.contains($0.room) }
+        emitChat(&next, through: 0)
+        return continueCatchUp(next, token: token, storageHadMore: true, now: now, into: &effects)
+    }
+
+    private func recentChatRooms(for session: Session, in room: GameRoom) -> Set<ChatRoom> {
+        session.key.isSpectators || room.isOver ? [.players, .spectators] : [.players]
     }
 
     /// A race starts once every seat has been taken (PROTOCOL section 13): the server issues
@@ -279,21 +370,22 @@ final class Admission {
 
     func leave(_ id: ConnectionID, requestID: JSON?, now: Instant, into effects: inout Effects) {
         guard let room = sessions.room(of: id) else {
-            replies.error(id, ProtocolError(.notJoined, "not in a game"), requestID: requestID, into: &effects)
+            replies.error(id, ProtocolError(.notJoined, "not in a game"), requestID: requestID, now: now, into: &effects)
             return
         }
         leaveGame(id, now: now, into: &effects)
         room.enqueue(.reply(id, ServerMessage.left(game: room.id).frame))
         if let requestID { room.enqueue(.ack(id, id: requestID, seq: nil, isCommand: false)) }
-        durability.release(room, into: &effects)
+        durability.release(room, now: now, into: &effects)
     }
 
     /// Takes a connection out of its game; a plane drops the player's selection.
     func leaveGame(_ id: ConnectionID, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id], let room = session.room else { return }
-        if let move = room.removeMember(id, role: session.role, view: session.view, slot: session.recipientSlot) {
+        if let move = room.members.remove(id, role: session.role, key: session.key, slot: session.recipientSlot) {
             sessions.setSlot(move.id, move.slot)
         }
+        room.presenceDirty = true
         sessions.leaveRoom(id)
         rooms.queuePresence(room)
         rooms.memberLeft(room)

@@ -73,6 +73,18 @@ enum AnyGame: Sendable {
     /// storage, where the server's secret choices (seed, entropy) are filled in.
     static func create(kind: GameKind, options: JSON, time: Double,
                        random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
+        let delay = try SpectatorDelay.read(options)
+        let (game, created) = try createGame(kind: kind, options: options, time: time, random: &random)
+        var stored = created
+        if delay > 0, case .object(var pairs) = stored {
+            pairs.append(("delay", delay == delay.rounded() ? .int(Int(delay)) : .double(delay)))
+            stored = .object(pairs)
+        }
+        return (game, stored)
+    }
+
+    private static func createGame(kind: GameKind, options: JSON, time: Double,
+                                   random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
         switch kind {
         case .klondike, .race:
             var fields = try KlondikeOptionFields(options)
@@ -147,6 +159,20 @@ enum AnyGame: Sendable {
 
     private static func entropy(_ options: JSON) -> UInt64 {
         UInt64(bitPattern: Int64(options["entropy"]?.intValue ?? 0))
+    }
+}
+
+/// The `delay` option of every kind (PROTOCOL section 15): seconds spectators see the game
+/// behind its players, 0 to 900, default 0.
+enum SpectatorDelay {
+    static let range = 0.0...900.0
+
+    static func read(_ options: JSON) throws(ProtocolError) -> Double {
+        guard let raw = options["delay"], raw != .null else { return 0 }
+        guard let delay = raw.doubleValue, delay.isFinite, range.contains(delay) else {
+            throw .bad("delay must be a number of seconds from 0 to 900")
+        }
+        return delay
     }
 }
 

@@ -1,49 +1,52 @@
 import Core
 
-/// The last `capacity` diff frames of a game, by seq: what `since` is answered from
-/// without storage.
+/// A game's recent diff frames by seq: what `since` is answered from without storage. It
+/// keeps at least the last `capacity`, and never lets go of one a delayed spectator may still
+/// need (`keepFrom`): those frames wait in the delay line anyway, so keeping them costs nothing.
 struct DiffWindow {
     let capacity: Int
     private var frames: [OutFrame] = []
-    /// Index in `frames` of the oldest kept frame (a ring once full).
-    private var start = 0
+    private var head = 0
     /// The seq of the newest frame (0: none yet).
     private(set) var lastSeq = 0
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    var count: Int { frames.count }
+    var count: Int { frames.count - head }
     /// The seq of the oldest frame kept (lastSeq + 1 when empty).
-    var firstSeq: Int { lastSeq - frames.count + 1 }
+    var firstSeq: Int { lastSeq - count + 1 }
 
-    mutating func append(_ frame: OutFrame, seq: Int) {
-        if frames.isEmpty { lastSeq = seq - 1 }
+    mutating func append(_ frame: OutFrame, seq: Int, keepFrom: Int = .max) {
+        if count == 0 { lastSeq = seq - 1 }
         precondition(seq == lastSeq + 1, "diffs enter the window in seq order")
-        if frames.count < capacity {
-            frames.append(frame)
-        } else {
-            frames[start] = frame
-            start = (start + 1) % capacity
-        }
+        frames.append(frame)
         lastSeq = seq
+        while count > capacity && firstSeq < keepFrom {
+            head += 1
+        }
+        if head > 64 && head * 2 > frames.count {
+            frames.removeFirst(head)
+            head = 0
+        }
     }
 
     /// A diff as stored (its text), numbered `seq`.
-    mutating func append(diffText text: String, seq: Int) {
-        append(OutFrame(text, kind: .diff(seq: seq)), seq: seq)
+    mutating func append(diffText text: String, seq: Int, keepFrom: Int = .max) {
+        append(OutFrame(text, kind: .diff(seq: seq)), seq: seq, keepFrom: keepFrom)
     }
 
     mutating func removeAll() {
         frames.removeAll()
-        start = 0
+        head = 0
         lastSeq = 0
     }
 
-    /// Every diff after `since`, if the window still holds them all.
-    func frames(after since: Int) -> [OutFrame]? {
+    /// Every diff after `since` up to `through` (the newest when nil), if the window holds them all.
+    func frames(after since: Int, through last: Int? = nil) -> [OutFrame]? {
+        let last = min(last ?? lastSeq, lastSeq)
         guard since >= firstSeq - 1 else { return nil }
-        guard since < lastSeq else { return [] }
-        return ((since + 1)...lastSeq).map { frames[(start + $0 - firstSeq) % frames.count] }
+        guard since < last else { return [] }
+        return Array(frames[(head + since + 1 - firstSeq)...(head + last - firstSeq)])
     }
 }
 

@@ -38,7 +38,8 @@ final class Durability {
     /// Every ticket up to `ticket` is durable: what waited for them goes out. Games storage
     /// refused are first taken back (nothing of theirs was written); returns the connections
     /// whose held requests may go on.
-    func committed(upTo ticket: UInt64, refused: [String: StoreRefusal], into effects: inout Effects) -> [ConnectionID] {
+    func committed(upTo ticket: UInt64, refused: [String: StoreRefusal], now: Instant, into effects: inout Effects)
+        -> [ConnectionID] {
         guard ticket > committed else { return [] }
         var resumable: [ConnectionID] = []
         for (game, refusal) in refused.sorted(by: { $0.key < $1.key }) {
@@ -50,21 +51,21 @@ final class Durability {
             }
             effects.log(.warning, "storage refused a game's writes", ["game": game, "why": why])
             let taken = takeBack(room, from: committed + 1, reason: why)
-            resumable += finish(taken, .notFound, into: &effects)
+            resumable += finish(taken, .notFound, now: now, into: &effects)
         }
         committed = ticket
-        for room in Array(waitingRooms.values) { release(room, into: &effects) }
+        for room in Array(waitingRooms.values) { release(room, now: now, into: &effects) }
         return resumable
     }
 
     /// The writes of these tickets failed (and every later one, until `resumeStorage`):
     /// nothing they carried was stored. Each game they touched is rebuilt from storage;
     /// senders of the lost commands get `unavailable`.
-    func storageFailed(_ tickets: ClosedRange<UInt64>, reason: String, into effects: inout Effects) {
+    func storageFailed(_ tickets: ClosedRange<UInt64>, reason: String, now: Instant, into effects: inout Effects) {
         effects.log(.error, "storage write failed; the commands it carried are refused",
                     ["tickets": "\(tickets)", "error": reason])
         for room in Array(waitingRooms.values) where room.waits(onAnyOf: tickets.lowerBound...UInt64.max) {
-            release(room, into: &effects)
+            release(room, now: now, into: &effects)
             let rewind = takeBack(room, from: tickets.lowerBound, reason: reason)
             rewinding[room.id] = rewind
             effects.append(.read(.load(game: room.id)))
@@ -74,50 +75,108 @@ final class Durability {
 
     // MARK: Release
 
-    /// Sends every output of the room whose ticket is durable, in order.
-    func release(_ room: GameRoom, into effects: inout Effects) {
+    /// Sends every output of the room whose ticket is durable, in order. `now`: when they go
+    /// out, which is when a delayed spectators' copy starts to count down.
+    func release(_ room: GameRoom, now: Instant, into effects: inout Effects) {
         room.release(committed: durable ? committed : .max) { output, arrival in
-            deliver(output, of: room, arrival: arrival, into: &effects)
+            deliver(output, of: room, arrival: arrival, now: now, into: &effects)
         }
         // Only rooms with output waiting for storage are looked at when a commit comes in.
         if room.hasWaitingOutput { waitingRooms[ObjectIdentifier(room)] = room } else { waitingRooms[ObjectIdentifier(room)] = nil }
+        if room.hasDelayedOutput { rooms.noteDelayed(room) }
     }
 
-    private func deliver(_ output: GameRoom.Output, of room: GameRoom, arrival: Instant?, into effects: inout Effects) {
+    private func deliver(_ output: GameRoom.Output, of room: GameRoom, arrival: Instant?, now: Instant,
+                         into effects: inout Effects) {
         switch output {
         case .broadcast(let frame):
-            for audience in room.audiences.values { effects.append(.broadcast(frame, to: audience, arrival: arrival)) }
-            if room.hasRemoteRecipients {
-                effects.append(.remote(.publish(game: room.id, Publication(isDiff: false, seq: room.seq,
-                                                                          parts: [.init(views: ["all"], frame: frame.bytes)]))))
-            }
-        case .viewBroadcast(let frames, let seq):
+            broadcast(frame, to: room.members.audiences.keys.filter { $0 != .delayed }, of: room, arrival: arrival,
+                      into: &effects)
+            publish(room, frame, tags: ["all"], into: &effects)
+            room.delay(.frame(frame), now: now)
+        case .viewBroadcast(let frames, let seq, let command):
             var first = true
             for part in frames {
                 for viewer in part.viewers {
-                    guard let audience = room.audiences[viewer] else { continue }
-                    effects.append(.broadcast(part.frame, to: audience, arrival: first ? arrival : nil))
-                    first = false
+                    for key in AudienceKey.live(for: viewer) {
+                        guard let audience = room.members.audiences[key] else { continue }
+                        effects.append(.broadcast(part.frame, to: audience, arrival: first ? arrival : nil))
+                        first = false
+                    }
                 }
             }
-            if room.hasRemoteRecipients {
+            if room.members.hasRemote {
                 effects.append(.remote(.publish(game: room.id, Publication(isDiff: true, seq: seq, parts: frames.map {
-                    .init(views: $0.viewers.map(\.tag), frame: $0.frame.bytes)
+                    .init(views: $0.viewers.flatMap { AudienceKey.live(for: $0).map(\.tag) }, frame: $0.frame.bytes)
                 }))))
             }
+            if let spectators = frames.first { room.delay(.diff(seq: seq, frame: spectators.frame, command: command), now: now) }
+        case .chat(let line, let frame):
+            // Players read their own room; spectators read both, the players' one as late as the game.
+            var keys: [AudienceKey] = room.members.audiences.keys.filter { key in
+                switch (line.room, key) {
+                case (.players, .delayed): return false
+                case (.players, _): return true
+                case (.spectators, .seat), (.spectators, .players): return room.isOver
+                case (.spectators, _): return true
+                }
+            }
+            keys.sort { $0.tag < $1.tag }
+            broadcast(frame, to: keys, of: room, arrival: nil, into: &effects)
+            var tags = ["+", "*"] + room.seats
+            if line.room == .spectators { tags = room.isOver ? tags + ["~"] : ["*", "~"] }
+            publish(room, frame, tags: tags, into: &effects)
+            if line.room == .players { room.delay(.frame(frame), now: now) }
         case .reply(let id, let frame):
             if sessions.isOpen(id) { effects.send(frame, to: id) }
         case .ack(let id, let requestID, let seq, _):
             if sessions.isOpen(id) { effects.send(ServerMessage.ack(id: requestID, seq: seq).frame, to: id) }
         case .subscribe(let id, let seq):
             guard let session = sessions[id], session.room === room, session.recipientSlot < 0 else { return }
-            sessions.setSlot(id, room.subscribe(id, view: session.view))
+            sessions.setSlot(id, room.members.subscribe(id, key: session.key))
             // Another node's connection: its node passes it the game's broadcasts from here on.
-            if id.isRemote { effects.append(.remote(.subscribed(id, game: room.id, seq: seq))) }
+            if id.isRemote { effects.append(.remote(.subscribed(id, game: room.id, audience: session.key.tag, seq: seq))) }
         case .marker(let id, let number):
             if sessions.isOpen(id) { effects.append(.remote(.marker(id, number))) }
         case .afterDurable(let action):
             effects.append(action)
+        }
+    }
+
+    private func broadcast(_ frame: OutFrame, to keys: some Sequence<AudienceKey>, of room: GameRoom, arrival: Instant?,
+                           into effects: inout Effects) {
+        for key in keys {
+            guard let audience = room.members.audiences[key] else { continue }
+            effects.append(.broadcast(frame, to: audience, arrival: arrival))
+        }
+    }
+
+    /// One publication for every other node's members, when there are any.
+    private func publish(_ room: GameRoom, _ frame: OutFrame, tags: [String], delayed: Bool = false,
+                         into effects: inout Effects) {
+        guard room.members.hasRemote else { return }
+        effects.append(.remote(.publish(game: room.id, Publication(
+            isDiff: false, seq: room.seq, parts: [.init(views: tags, frame: frame.bytes)], delayed: delayed))))
+    }
+
+    /// What has come due to a room's delayed spectators: one broadcast of each frame.
+    func releaseDelayed(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+        for output in room.releaseDelayed(now: now) {
+            switch output {
+            case .diff(let seq, let frame, _):
+                if let audience = room.members.audiences[.delayed] {
+                    effects.append(.broadcast(frame, to: audience, arrival: nil))
+                }
+                if room.members.hasRemote {
+                    effects.append(.remote(.publish(game: room.id, Publication(
+                        isDiff: true, seq: seq, parts: [.init(views: ["~"], frame: frame.bytes)], delayed: true))))
+                }
+            case .frame(let frame):
+                if let audience = room.members.audiences[.delayed] {
+                    effects.append(.broadcast(frame, to: audience, arrival: nil))
+                }
+                publish(room, frame, tags: ["~"], delayed: true, into: &effects)
+            }
         }
     }
 
@@ -150,11 +209,11 @@ final class Durability {
                 rewind.note(id)
             case .reply(let id, _), .subscribe(let id, _), .marker(let id, _):
                 rewind.note(id)
-            case .broadcast, .viewBroadcast, .afterDurable:
+            case .broadcast, .viewBroadcast, .chat, .afterDurable:
                 break
             }
         }
-        for id in room.allRecipients { rewind.note(id) }
+        for id in room.members.allRecipients { rewind.note(id) }
         for (_, request) in pending.takeAll(where: { $0.room === room }) {
             switch request {
             case .history(let catchUp): rewind.note(catchUp.connection)
@@ -179,12 +238,12 @@ final class Durability {
 
     /// The rebuilt game (or its absence) for a rewind; nil when `game` was not rewinding.
     /// Returns the connections whose held requests may go on.
-    func rebuilt(_ game: String, _ result: LoadResult, into effects: inout Effects) -> [ConnectionID]? {
+    func rebuilt(_ game: String, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID]? {
         guard let rewind = rewinding.removeValue(forKey: game) else { return nil }
-        return finish(rewind, result, into: &effects)
+        return finish(rewind, result, now: now, into: &effects)
     }
 
-    private func finish(_ rewind: Rewind, _ result: LoadResult, into effects: inout Effects) -> [ConnectionID] {
+    private func finish(_ rewind: Rewind, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID] {
         let room = rewind.room
         let lost = ProtocolError.unavailable("storage failed, so this command was not applied: \(rewind.reason)")
         for (id, requestID) in rewind.failedAcks where sessions.isOpen(id) {
@@ -194,18 +253,18 @@ final class Durability {
         var resumable: [ConnectionID] = []
         switch result {
         case .loaded(let loadedGame):
-            room.rewind(to: loadedGame)
+            room.rewind(to: loadedGame, now: now)
             for id in rewind.members {
                 guard let session = sessions[id], session.room === room else { continue }
                 // Whatever it was shown after the failure point is void: it gets the stored state again.
                 if let role = session.role {
-                    effects.send(ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq).frame, to: id)
+                    effects.send(ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq(for: session.key)).frame, to: id)
                 }
-                effects.send(room.snapshotFrame(for: session.view), to: id)
+                effects.send(room.snapshotFrame(for: session.key), to: id)
                 for (acked, requestID) in rewind.acks where acked == id {
-                    effects.send(ServerMessage.ack(id: requestID, seq: room.seq).frame, to: id)
+                    effects.send(ServerMessage.ack(id: requestID, seq: room.seq(for: session.key)).frame, to: id)
                 }
-                if session.recipientSlot < 0 { sessions.setSlot(id, room.subscribe(id, view: session.view)) }
+                if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
                 _ = sessions.endWait(id, .rewind(room.id))
                 resumable.append(id)
             }

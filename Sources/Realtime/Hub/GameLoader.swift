@@ -11,6 +11,19 @@ struct LoadedGame: Sendable {
     var appliedIDs: AppliedIDs
     /// Player ids continue after the highest one stored.
     var nextPlayer: Int
+    /// The last lines of its chat (both rooms).
+    var recentChat: [ChatLine] = []
+    /// For a game with a spectator delay: what its spectators see as of the load, and what
+    /// is still due to them.
+    var delayed: DelayedState?
+}
+
+/// What a delayed game's spectators see at a moment: the game as it was `delay` seconds
+/// before, and what the players got since, each with the Unix time they got it.
+struct DelayedState: Sendable {
+    var game: AnyGame
+    var seq: Int
+    var pending: [(time: Double, output: DelayLine.Output)] = []
 }
 
 /// What a load of one game came to.
@@ -24,16 +37,17 @@ enum LoadResult: Sendable {
 /// diffs and applied ids it had. Streams the commands, so memory stays at one game
 /// plus its window whatever the length of its history.
 enum GameLoader {
-    static func load(_ gameID: String, from store: any GameStore, windowSize: Int) -> LoadResult {
+    /// `asOf`: the Unix time of the load, which a spectator delay counts back from.
+    static func load(_ gameID: String, from store: any GameStore, windowSize: Int, asOf: Double) -> LoadResult {
         do {
             guard let stored = try store.game(id: gameID) else { return .notFound }
-            return .loaded(try rebuild(stored, from: store, windowSize: windowSize))
+            return .loaded(try rebuild(stored, from: store, windowSize: windowSize, asOf: asOf))
         } catch {
             return .failed("\(error)")
         }
     }
 
-    static func rebuild(_ stored: StoredGame, from store: any GameStore, windowSize: Int) throws -> LoadedGame {
+    static func rebuild(_ stored: StoredGame, from store: any GameStore, windowSize: Int, asOf: Double) throws -> LoadedGame {
         guard let kind = GameKind(rawValue: stored.kind) else {
             throw RestoreError(game: stored.id, detail: "unknown kind \(stored.kind)")
         }
@@ -47,6 +61,8 @@ enum GameLoader {
         var window = DiffWindow(capacity: windowSize)
         var applied = AppliedIDs(recentCapacity: windowSize)
         var nextPlayer = 1
+        let delay = GameRoom.delay(of: stored.options)
+        var delayed = delay.map { _ in DelayedState(game: game, seq: 0) }
         /// Rows stored before diffs were kept: their diffs are written back once, here.
         var missingDiffs: [(seq: Int, diff: String)] = []
         try store.forEachCommand(game: stored.id, after: 0) { command in
@@ -59,7 +75,22 @@ enum GameLoader {
                 seq += 1
                 let text = ServerMessage.diff(game: stored.id, seq: seq, encodedOps: outcome.fullDiff.encodedOps,
                                               cause: cause.adding(by: command.player)).encoded
-                window.append(OutFrame(text), seq: seq)
+                if let delay, delayed != nil {
+                    if command.time <= asOf - delay {
+                        // Spectators have seen this one: their copy is the game as it is now.
+                        delayed?.game = game
+                        delayed?.seq = seq
+                    } else {
+                        let applied = AppliedCommand(command: gameCommand, player: command.player, time: command.time)
+                        delayed?.pending.append((command.time, .diff(seq: seq, frame: OutFrame(text, kind: .diff(seq: seq)),
+                                                                     command: applied)))
+                        for event in outcome.events {
+                            delayed?.pending.append((command.time, .frame(ServerMessage.event(
+                                game: stored.id, seq: seq, event: event).frame)))
+                        }
+                    }
+                }
+                window.append(OutFrame(text, kind: .diff(seq: seq)), seq: seq, keepFrom: (delayed?.seq ?? .max - 1) + 1)
                 if let clientID = command.clientID { applied.insert(clientID, seq: seq) }
                 if command.diff == nil { missingDiffs.append((seq, text)) }
             case .failure(let error):
@@ -71,8 +102,16 @@ enum GameLoader {
         }
         if !missingDiffs.isEmpty { try store.fillDiffs(game: stored.id, missingDiffs) }
         let recent = window.frames(after: window.firstSeq - 1)?.map(\.text) ?? []
+        let chat = try store.recentChat(game: stored.id, limit: 2 * ChatLog.kept).compactMap(ChatLine.init(stored:))
+        if let delay {
+            // Players' chat said within the delay still reaches spectators when it would have.
+            for line in chat where line.room == .players && line.at > asOf - delay {
+                delayed?.pending.append((line.at, .frame(line.frame(game: stored.id))))
+            }
+            delayed?.pending.sort { $0.time < $1.time }
+        }
         return LoadedGame(stored: stored, game: game, seq: seq, recentDiffs: recent, appliedIDs: applied,
-                          nextPlayer: nextPlayer)
+                          nextPlayer: nextPlayer, recentChat: chat, delayed: delayed)
     }
 
     /// A stored command as Core reads it, with the cause members saw.

@@ -1,7 +1,7 @@
 import Core
 
-/// One live game: its state, its members by view, a window of its recent diffs, and the
-/// output that waits for storage.
+/// One live game: its state, its members, a window of its recent diffs, what its delayed
+/// spectators see, its recent chat, and the output that waits for storage.
 ///
 /// Output waits in the outbox until the storage ticket it depends on is durable, so a diff
 /// never leaves before its command is stored, and everything a connection is sent about
@@ -23,19 +23,10 @@ final class GameRoom {
     /// The most recent diff frames; older ones are read from storage.
     private(set) var window: DiffWindow
     private(set) var appliedIDs: AppliedIDs
-
-    /// The connections of this node that receive broadcasts, by what they may see (only a
-    /// race has more than the spectators' view); each session knows its own slot.
-    private(set) var audiences: [RaceViewer: Audience] = [:]
-    /// Other nodes' connections that receive broadcasts: their node gets each broadcast once
-    /// (published), so they are counted here, never walked by a local fan-out.
-    private var remoteAudience: Set<ConnectionID> = []
-    private(set) var memberCount = 0
-    private(set) var playerCount = 0
-    private var nextPlayer = 1
-    /// A race's seats and who holds each now; the seats taken at least once since the deal.
-    private var seatHolders: [String: ConnectionID] = [:]
-    private var seatsTaken: Set<String> = []
+    var members = RoomMembers()
+    /// Set for a game created with a `delay`: what its spectators see, and when.
+    private(set) var delayLine: DelayLine?
+    var chat = ChatLog()
     /// Merged presence: counts changed since the last update; queued in the room table's list.
     var presenceDirty = false
     var presenceQueued = false
@@ -47,10 +38,13 @@ final class GameRoom {
     private var outboxHead = 0
 
     enum Output: Equatable {
-        /// To every recipient at release time, whatever its view.
+        /// To every member at release time (and, delayed, to delayed spectators).
         case broadcast(OutFrame)
-        /// A diff, one frame per group of views (every game but a race has one view).
-        case viewBroadcast([ViewFrame], seq: Int)
+        /// A diff, one frame per group of views (every game but a race has one view), and the
+        /// command that made it (a delayed spectators' copy applies it again when it is due).
+        case viewBroadcast([ViewFrame], seq: Int, command: AppliedCommand)
+        /// A chat line, to those who may read its room.
+        case chat(ChatLine, OutFrame)
         case reply(ConnectionID, OutFrame)
         /// An acknowledgement. If the write it waits for fails, a state-changing command's
         /// (`isCommand`) becomes an `unavailable` error; any other is sent again after the rewind.
@@ -86,6 +80,7 @@ final class GameRoom {
         lastActivity = created
         window = DiffWindow(capacity: windowSize)
         appliedIDs = AppliedIDs(recentCapacity: windowSize)
+        if let delay = Self.delay(of: options) { delayLine = DelayLine(delay: delay, game: game, seq: 0) }
     }
 
     /// A room rebuilt from storage by `GameLoader`.
@@ -99,46 +94,55 @@ final class GameRoom {
         updated = loaded.stored.updated
         // As old as its last stored command: a game loaded only to be looked at rests again soon.
         lastActivity = now + min(0, loaded.stored.updated - now.unixTime)
-        seq = loaded.seq
         window = DiffWindow(capacity: windowSize)
         appliedIDs = loaded.appliedIDs
-        nextPlayer = loaded.nextPlayer
-        fillWindow(loaded)
+        restore(loaded, now: now)
     }
 
-    private func fillWindow(_ loaded: LoadedGame) {
+    /// The `delay` of stored options, when there is one.
+    static func delay(of options: JSON) -> Double? {
+        guard let delay = options["delay"]?.doubleValue, delay > 0 else { return nil }
+        return delay
+    }
+
+    private func restore(_ loaded: LoadedGame, now: Instant) {
+        seq = loaded.seq
+        members.continuePlayerIDs(from: loaded.nextPlayer)
+        chat = ChatLog(recent: loaded.recentChat)
+        delayLine = nil
+        if let delay = Self.delay(of: options), let delayed = loaded.delayed {
+            var line = DelayLine(delay: delay, game: delayed.game, seq: delayed.seq)
+            // What was said and done within the delay is still due to spectators, when it would have been.
+            for item in delayed.pending {
+                line.push(item.output, now: now + (item.time - now.unixTime))
+            }
+            delayLine = line
+        }
         for (offset, text) in loaded.recentDiffs.enumerated() {
-            window.append(diffText: text, seq: loaded.seq - loaded.recentDiffs.count + offset + 1)
+            window.append(diffText: text, seq: loaded.seq - loaded.recentDiffs.count + offset + 1, keepFrom: keepFrom)
         }
     }
 
-    // MARK: Members
+    // MARK: What spectators see
 
-    /// Counts a new member. A player gets the next player id, or in a race the seat given.
-    func addMember(asPlayer: Bool, seat: String?, id: ConnectionID) -> Role {
-        memberCount += 1
-        presenceDirty = true
-        guard asPlayer else { return .spectator }
-        playerCount += 1
-        if let seat {
-            seatHolders[seat] = id
-            seatsTaken.insert(seat)
-            return .player(seat)
-        }
-        defer { nextPlayer += 1 }
-        return .player("p\(nextPlayer)")
+    /// The seq spectators see (behind `seq` by the delay, if any): the lobby's seq.
+    var spectatorSeq: Int { delayLine?.seq ?? seq }
+
+    /// The game as members of this audience see it now.
+    func game(for key: AudienceKey) -> AnyGame { key == .delayed ? delayLine?.game ?? game : game }
+    func seq(for key: AudienceKey) -> Int { key == .delayed ? spectatorSeq : seq }
+
+    /// Where a new member receives broadcasts.
+    func audienceKey(for role: Role, seat: String?) -> AudienceKey {
+        if let seat { return .seat(seat) }
+        if role.isPlayer { return .players }
+        return delayLine == nil ? .spectators : .delayed
     }
 
-    /// Takes a member out (and out of its audience); says which other member changed slot.
-    func removeMember(_ id: ConnectionID, role: Role?, view: RaceViewer, slot: Int) -> SlotMove? {
-        memberCount -= 1
-        if role?.isPlayer == true { playerCount -= 1 }
-        if case .seat(let seat) = view, seatHolders[seat] == id { seatHolders[seat] = nil }
-        presenceDirty = true
-        return unsubscribe(id, view: view, slot: slot)
-    }
+    /// Won or finished: the spectators' chat room opens to players, and mutes end.
+    var isOver: Bool { ["won", "finished"].contains(game.status) }
 
-    var spectatorCount: Int { memberCount - playerCount }
+    private var keepFrom: Int { delayLine.map { $0.seq + 1 } ?? .max }
 
     // MARK: Race seats
 
@@ -147,66 +151,17 @@ final class GameRoom {
         return []
     }
 
-    /// The seat a join takes: the one asked for if nobody (else) holds it, or the first free one.
-    func freeSeat(asked: String?, by id: ConnectionID) -> String? {
-        func free(_ seat: String) -> Bool { seatHolders[seat] == nil || seatHolders[seat] == id }
-        if let asked { return seats.contains(asked) && free(asked) ? asked : nil }
-        return seats.first(where: free)
-    }
-
-    /// Every seat has been taken once: the race may start.
-    var everySeatTaken: Bool { !seats.isEmpty && seatsTaken.count == seats.count }
-
-    // MARK: Recipients
-
-    /// A member starts receiving broadcasts; returns its slot in its audience.
-    func subscribe(_ id: ConnectionID, view: RaceViewer) -> Int {
-        if id.isRemote {
-            remoteAudience.insert(id)
-            return Int.max
-        }
-        let slot = audiences[view, default: []].count
-        audiences[view, default: []].append(id)
-        return slot
-    }
-
-    /// A recipient moved to another slot of its audience (the session must learn its new slot).
-    struct SlotMove: Equatable {
-        var id: ConnectionID
-        var slot: Int
-    }
-
-    /// Swap-remove: O(1), and every other recipient keeps a slot it can be told about.
-    func unsubscribe(_ id: ConnectionID, view: RaceViewer, slot: Int) -> SlotMove? {
-        if id.isRemote {
-            remoteAudience.remove(id)
-            return nil
-        }
-        guard slot >= 0, var audience = audiences[view], slot < audience.count, audience[slot] == id else { return nil }
-        audiences[view] = nil  // keep the array unique while it changes
-        let last = audience.removeLast()
-        var move: SlotMove?
-        if slot < audience.count {
-            audience[slot] = last
-            move = SlotMove(id: last, slot: slot)
-        }
-        if !audience.isEmpty { audiences[view] = audience }
-        return move
-    }
-
-    var hasRemoteRecipients: Bool { !remoteAudience.isEmpty }
-
-    /// Everyone who receives broadcasts, whatever their view or node.
-    var allRecipients: [ConnectionID] { audiences.values.flatMap { $0 } + remoteAudience.sorted() }
+    var everySeatTaken: Bool { members.everySeatTaken(of: seats) }
 
     // MARK: Commands
 
     /// Applies a command; on success records it (seq, window, applied id, activity) and
     /// returns one frame per group of views (the spectators' group first) with the events.
     func apply(_ command: GameCommand, cause: JSON, player: String, clientID: String?, now: Instant)
-        -> Result<(frames: [ViewFrame], events: [GameEvent]), GameError> {
+        -> Result<(frames: [ViewFrame], events: [GameEvent], applied: AppliedCommand), GameError> {
+        let applied = AppliedCommand(command: command, player: player, time: now.unixTime)
         let outcome: GameOutcome
-        switch game.apply(command, context: MoveContext(player: player, time: now.unixTime)) {
+        switch game.apply(command, context: MoveContext(player: player, time: applied.time)) {
         case .success(let result): outcome = result
         case .failure(let error): return .failure(error)
         }
@@ -224,11 +179,12 @@ final class GameRoom {
             }
         }
         window.append(full ?? ServerMessage.diff(game: id, seq: seq, encodedOps: outcome.fullDiff.encodedOps,
-                                                 cause: cause).frame, seq: seq)
+                                                 cause: cause).frame, seq: seq, keepFrom: keepFrom)
         if let clientID { appliedIDs.insert(clientID, seq: seq) }
         updated = now.unixTime
         lastActivity = now
-        return .success((frames, outcome.events))
+        if isOver { members.liftMutes() }
+        return .success((frames, outcome.events, applied))
     }
 
     /// A stored or remembered diff (the spectators' form) as `viewer` may see it: a seated
@@ -242,15 +198,23 @@ final class GameRoom {
                                   cause: cause).frame
     }
 
-    /// The snapshot of the current state as `viewer` sees it, encoded once per seq however many join.
-    func snapshotFrame(for viewer: RaceViewer) -> OutFrame {
-        if let cached = snapshotCache[viewer], cached.seq == seq { return cached.frame }
-        let frame = ServerMessage.snapshot(game: id, kind: kind, seq: seq, state: game.publicState(for: viewer)).frame
-        snapshotCache[viewer] = (seq, frame)
+    /// The snapshot members of this audience see now, encoded once per seq however many join.
+    func snapshotFrame(for key: AudienceKey) -> OutFrame {
+        let seq = seq(for: key)
+        let cacheKey = SnapshotKey(viewer: key.viewer, delayed: key == .delayed)
+        if let cached = snapshotCache[cacheKey], cached.seq == seq { return cached.frame }
+        let frame = ServerMessage.snapshot(game: id, kind: kind, seq: seq,
+                                           state: game(for: key).publicState(for: key.viewer)).frame
+        snapshotCache[cacheKey] = (seq, frame)
         return frame
     }
 
-    private var snapshotCache: [RaceViewer: (seq: Int, frame: OutFrame)] = [:]
+    private struct SnapshotKey: Hashable {
+        var viewer: RaceViewer
+        var delayed: Bool
+    }
+
+    private var snapshotCache: [SnapshotKey: (seq: Int, frame: OutFrame)] = [:]
 
     /// The state at seq 0, rebuilt from the stored options (replays are rare: not kept in memory).
     func initialSnapshotFrame(for viewer: RaceViewer) -> OutFrame {
@@ -258,16 +222,29 @@ final class GameRoom {
         return ServerMessage.snapshot(game: id, kind: kind, seq: 0, state: initial.publicState(for: viewer)).frame
     }
 
-    /// The `show` drawing of the current state, drawn once per seq and view however often it is asked for.
-    func textBoardFrames(for viewer: RaceViewer) -> [OutFrame] {
-        if let cached = textBoardCache[viewer], cached.seq == seq { return cached.frames }
-        let header = "\(kind.rawValue) \(id)  seq \(seq)  \(game.status)"
-        let frames = ([header] + game.textBoard(for: viewer)).map { OutFrame($0) }
-        textBoardCache[viewer] = (seq, frames)
+    /// The `show` drawing of what this audience sees, drawn once per seq however often asked for.
+    func textBoardFrames(for key: AudienceKey) -> [OutFrame] {
+        let seq = seq(for: key)
+        let cacheKey = SnapshotKey(viewer: key.viewer, delayed: key == .delayed)
+        if let cached = textBoardCache[cacheKey], cached.seq == seq { return cached.frames }
+        let shown = game(for: key)
+        let header = "\(kind.rawValue) \(id)  seq \(seq)  \(shown.status)"
+        let frames = ([header] + shown.textBoard(for: key.viewer)).map { OutFrame($0) }
+        textBoardCache[cacheKey] = (seq, frames)
         return frames
     }
 
-    private var textBoardCache: [RaceViewer: (seq: Int, frames: [OutFrame])] = [:]
+    private var textBoardCache: [SnapshotKey: (seq: Int, frames: [OutFrame])] = [:]
+
+    // MARK: The delayed spectators
+
+    /// Queues the spectators' copy of what the players just got.
+    func delay(_ output: DelayLine.Output, now: Instant) { delayLine?.push(output, now: now) }
+
+    var hasDelayedOutput: Bool { !(delayLine?.isEmpty ?? true) }
+
+    /// What is now due to delayed spectators, in order.
+    func releaseDelayed(now: Instant) -> [DelayLine.Output] { delayLine?.release(now: now) ?? [] }
 
     // MARK: Output
 
@@ -289,7 +266,13 @@ final class GameRoom {
             outboxHead += 1
             deliver(pending.output, pending.arrival)
         }
-        compactOutbox()
+        if outboxHead == outbox.count {
+            outbox.removeAll(keepingCapacity: outbox.count <= 64)
+            outboxHead = 0
+        } else if outboxHead > 256 && outboxHead * 2 > outbox.count {
+            outbox.removeFirst(outboxHead)
+            outboxHead = 0
+        }
     }
 
     /// Takes out every output gated on `ticket` or later: their write failed. What is
@@ -310,32 +293,20 @@ final class GameRoom {
         outbox[outboxHead...].contains { tickets.contains($0.ticket) }
     }
 
-    private func compactOutbox() {
-        if outboxHead == outbox.count {
-            outbox.removeAll(keepingCapacity: outbox.count <= 64)
-            outboxHead = 0
-        } else if outboxHead > 256 && outboxHead * 2 > outbox.count {
-            outbox.removeFirst(outboxHead)
-            outboxHead = 0
-        }
-    }
-
     /// Replaces the game with the one storage holds (after a failed write), keeping the members.
-    func rewind(to loaded: LoadedGame) {
+    func rewind(to loaded: LoadedGame, now: Instant) {
         game = loaded.game
-        seq = loaded.seq
         updated = loaded.stored.updated
         window.removeAll()
-        fillWindow(loaded)
         appliedIDs = loaded.appliedIDs
-        nextPlayer = max(nextPlayer, loaded.nextPlayer)
+        restore(loaded, now: now)
         snapshotCache = [:]
         textBoardCache = [:]
     }
 
     var lobbyEntry: LobbyEntry {
-        LobbyEntry(game: id, kind: kind, status: game.status, seq: seq, players: playerCount,
-                   spectators: spectatorCount, created: created, updated: updated,
+        LobbyEntry(game: id, kind: kind, status: game(for: .delayed).status, seq: spectatorSeq, players: members.players,
+                   spectators: members.spectators, created: created, updated: updated,
                    seats: kind == .race ? seats.count : nil)
     }
 

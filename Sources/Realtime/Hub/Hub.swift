@@ -98,9 +98,9 @@ public final class Hub {
             if let cluster, cluster.routeHTTP(request, path: path, now: now, into: &effects) { break }
             api.request(request, path: path, query: query, into: &effects)
         case .committed(let ticket, let refused):
-            resume(durability.committed(upTo: ticket, refused: refused, into: &effects), now: now, into: &effects)
+            resume(durability.committed(upTo: ticket, refused: refused, now: now, into: &effects), now: now, into: &effects)
         case .storageFailed(let tickets, let reason):
-            durability.storageFailed(tickets, reason: reason, into: &effects)
+            durability.storageFailed(tickets, reason: reason, now: now, into: &effects)
         case .read(let answer): read(answer, now: now, into: &effects)
         case .solved(let result): solved(result, now: now, into: &effects)
         case .tick: tick(now: now, into: &effects)
@@ -144,7 +144,7 @@ public final class Hub {
         guard sessions.isOpen(id) else { return false }
         guard sessions.admitFrame(id, now: now) else {
             replies.error(id, ProtocolError(.rateLimited, "over \(Int(SessionTable.rateLimit)) frames a second"),
-                          requestID: nil, into: &effects)
+                          requestID: nil, now: now, into: &effects)
             return false
         }
         return true
@@ -158,7 +158,7 @@ public final class Hub {
         }
         if !sessions.hold(id, item) {
             replies.error(id, ProtocolError(.rateLimited, "too many requests while the last one waits"), requestID: nil,
-                          into: &effects)
+                          now: now, into: &effects)
         }
     }
 
@@ -172,9 +172,9 @@ public final class Hub {
     private func process(_ id: ConnectionID, _ item: HeldItem, now: Instant, into effects: inout Effects) {
         switch item {
         case .marker(let number):
-            replies.marker(id, number, into: &effects)
+            replies.marker(id, number, now: now, into: &effects)
         case .request(.failure(let error, let requestID), _):
-            replies.error(id, error, requestID: requestID, into: &effects)
+            replies.error(id, error, requestID: requestID, now: now, into: &effects)
         case .request(.request(let request), let arrival):
             if let cluster, !id.isRemote {
                 guard cluster.route(id, request, now: now, into: &effects) == .here else { return }
@@ -200,9 +200,11 @@ public final class Hub {
         case .leave: admission.leave(id, requestID: request.id, now: now, into: &effects)
         case .list(let follow):
             lobby.follow(id, follow)
-            replies.answer(id, [lobby.frame()], requestID: request.id, into: &effects)
-        case .show: play.show(id, requestID: request.id, into: &effects)
-        case .hint: play.hint(id, requestID: request.id, into: &effects)
+            replies.answer(id, [lobby.frame()], requestID: request.id, now: now, into: &effects)
+        case .show: play.show(id, requestID: request.id, now: now, into: &effects)
+        case .hint: play.hint(id, requestID: request.id, now: now, into: &effects)
+        case .say(let text, let room): play.say(id, text: text, to: room, requestID: request.id, now: now, into: &effects)
+        case .mute(let who): play.mute(id, who: who, requestID: request.id, now: now, into: &effects)
         case .gesture(let type, let message):
             play.gesture(id, type: type, message: message, requestID: request.id, now: now, arrival: arrival,
                          into: &effects)
@@ -224,7 +226,7 @@ public final class Hub {
     private func read(_ answer: StorageAnswer, now: Instant, into effects: inout Effects) {
         switch answer {
         case .loaded(let game, let result):
-            let resumable = durability.rebuilt(game, result, into: &effects)
+            let resumable = durability.rebuilt(game, result, now: now, into: &effects)
                 ?? admission.loaded(game, result, now: now, into: &effects)
             if case .loaded = result { lobby.changed() }
             cluster?.loaded(game, found: rooms[game] != nil, into: &effects)
@@ -241,6 +243,11 @@ public final class Hub {
         case .listing(let token, let games):
             guard case .listing(let request, let query)? = pending.take(token) else { return }
             api.listed(request, query, games: games, into: &effects)
+        case .chat(let token, let lines):
+            guard case .replayChat(let catchUp)? = pending.take(token) else { return }
+            if admission.replayChat(catchUp, token: token, lines: lines, now: now, into: &effects) {
+                resume([catchUp.connection], now: now, into: &effects)
+            }
         }
     }
 
@@ -259,11 +266,11 @@ public final class Hub {
             }
             resume([deal.connection], now: now, into: &effects)
         case .deal(let deal, .failure(let error)):
-            replies.error(deal.connection, error, requestID: deal.requestID, into: &effects)
+            replies.error(deal.connection, error, requestID: deal.requestID, now: now, into: &effects)
             resume([deal.connection], now: now, into: &effects)
         case .hints(let answers):
             for (asker, answer) in answers {
-                play.answerHint(asker.connection, answer, requestID: asker.requestID, into: &effects)
+                play.answerHint(asker.connection, answer, requestID: asker.requestID, now: now, into: &effects)
                 resume([asker.connection], now: now, into: &effects)
             }
         case .poolGrew(let batch):
@@ -278,10 +285,15 @@ public final class Hub {
     /// Merged presence, lobby updates, games going to rest, the solver pool, the cluster's rounds.
     private func tick(now: Instant, into effects: inout Effects) {
         for room in rooms.duePresence(now: now) {
-            room.enqueue(.broadcast(ServerMessage.presence(game: room.id, players: room.playerCount,
-                                                           spectators: room.spectatorCount).frame))
-            durability.release(room, into: &effects)
+            room.enqueue(.broadcast(ServerMessage.presence(game: room.id, players: room.members.players,
+                                                           spectators: room.members.spectators).frame))
+            durability.release(room, now: now, into: &effects)
             lobby.changed()
+        }
+        for room in rooms.delayedRooms() {
+            let seen = room.spectatorSeq
+            durability.releaseDelayed(room, now: now, into: &effects)
+            if room.spectatorSeq != seen { lobby.changed() }
         }
         lobby.tick(now: now, into: &effects)
         for room in rooms.restingNow(now: now, isBusy: { durability.isRewinding($0.id) }) {
@@ -311,7 +323,7 @@ public final class Hub {
             case .resume(let id):
                 resume([id], now: now, into: &effects)
             case .refuse(let id, let error, let requestID):
-                replies.error(id, error, requestID: requestID, into: &effects)
+                replies.error(id, error, requestID: requestID, now: now, into: &effects)
                 resume([id], now: now, into: &effects)
             case .leaveLocalGame(let id):
                 admission.leaveGame(id, now: now, into: &effects)

@@ -34,8 +34,8 @@ enum HubAction: Sendable, Equatable {
 enum RemoteOutput: Sendable, Equatable {
     /// One broadcast of a game with members on other nodes: published once for all of them.
     case publish(game: String, Publication)
-    /// Another node's connection receives the game's broadcasts from `seq` on.
-    case subscribed(ConnectionID, game: String, seq: Int)
+    /// Another node's connection receives the game's broadcasts from `seq` on, in this audience.
+    case subscribed(ConnectionID, game: String, audience: String, seq: Int)
     /// Everything a forwarded request caused has gone out to that connection.
     case marker(ConnectionID, UInt64)
 }
@@ -52,6 +52,8 @@ enum StorageRead: Sendable, Equatable {
     case command(token: UInt64, game: String, clientID: String)
     /// Stored games, for `/api/games` with a limit above the live lobby.
     case listing(token: UInt64, query: LobbyQuery)
+    /// A game's chat up to a seq (a replay shows it with the diffs).
+    case chat(token: UInt64, game: String, through: Int)
 }
 
 struct HistoryRequest: Sendable, Equatable {

@@ -50,4 +50,5 @@ enum StorageAnswer: Sendable {
     case history(token: UInt64, frames: [String])
     case command(token: UInt64, seq: Int?)
     case listing(token: UInt64, games: [StoredGame]?)
+    case chat(token: UInt64, lines: [StoredChat])
 }

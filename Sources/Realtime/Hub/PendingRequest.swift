@@ -4,6 +4,8 @@ import Core
 enum PendingRequest {
     /// A member reading a game's old diffs from storage before it joins the live stream.
     case history(HistoryCatchUp)
+    /// A replay reading the game's chat, to show it with the diffs.
+    case replayChat(HistoryCatchUp)
     /// A re-sent command id the game's memory only has as a hash: storage knows its seq.
     case commandLookup(PendingLookup)
     /// `/api/games` past the live lobby.
@@ -16,7 +18,7 @@ enum PendingRequest {
     /// The game it is about, when it is about a live one.
     var room: GameRoom? {
         switch self {
-        case .history(let catchUp): return catchUp.room
+        case .history(let catchUp), .replayChat(let catchUp): return catchUp.room
         case .commandLookup(let lookup): return lookup.room
         case .deal(.reset(_, let room, _, _, _)): return room
         default: return nil
@@ -32,6 +34,11 @@ struct HistoryCatchUp {
     var requestID: JSON?
     /// The ack of a `create`: if the game's row fails to store, it becomes an error.
     var isCreation = false
+    /// A delayed spectator: answered at once, not behind the room's outbox.
+    var direct = false
+    /// A replay: the chat said along the way, shown after the diff it followed.
+    var replaying = false
+    var chat: [ChatLine] = []
 }
 
 struct PendingLookup {

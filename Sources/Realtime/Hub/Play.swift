@@ -1,3 +1,4 @@
+import Foundation
 import Core
 
 /// Commands inside a game: gestures from players (applied at most once per id), and `show`
@@ -32,9 +33,9 @@ final class Play {
             do {
                 try Gesture(rawValue: type)?.validateForAnyKind(message)
                 replies.error(id, ProtocolError(.notJoined, "\(type) needs a game: create, join or watch one"),
-                              requestID: requestID, into: &effects)
+                              requestID: requestID, now: now, into: &effects)
             } catch {
-                replies.error(id, error, requestID: requestID, into: &effects)
+                replies.error(id, error, requestID: requestID, now: now, into: &effects)
             }
             return
         }
@@ -42,11 +43,11 @@ final class Play {
         do {
             parsed = try Gesture.parse(type: type, message: message, kind: room.kind)
         } catch {
-            replies.error(id, error, requestID: requestID, into: &effects)
+            replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
         }
         guard session.role?.isPlayer == true else {
-            replies.error(id, ProtocolError(.forbidden, "spectators cannot \(type)"), requestID: requestID, into: &effects)
+            replies.error(id, ProtocolError(.forbidden, "spectators cannot \(type)"), requestID: requestID, now: now, into: &effects)
             return
         }
         if parsed.wantsWinnable {
@@ -62,7 +63,7 @@ final class Play {
             switch room.appliedIDs.lookup(requestID.encoded) {
             case .applied(let seq):
                 room.enqueue(.ack(id, id: requestID, seq: seq, isCommand: false))
-                durability.release(room, into: &effects)
+                durability.release(room, now: now, into: &effects)
                 return
             case .maybe:
                 // Applied long ago, or a hash collision: storage knows. The connection waits for the answer.
@@ -70,7 +71,7 @@ final class Play {
                                                                        requestID: requestID, arrival: arrival)))
                 sessions.setWait(id, .pending(token))
                 room.enqueue(.afterDurable(.read(.command(token: token, game: room.id, clientID: requestID.encoded))))
-                durability.release(room, into: &effects)
+                durability.release(room, now: now, into: &effects)
                 return
             case .new:
                 break
@@ -85,7 +86,7 @@ final class Play {
         guard sessions.endWait(id, .pending(token)) else { return }
         if let seq {
             lookup.room.enqueue(.ack(id, id: lookup.requestID, seq: seq, isCommand: false))
-            durability.release(lookup.room, into: &effects)
+            durability.release(lookup.room, now: now, into: &effects)
         } else if sessions.room(of: id) === lookup.room {
             applyGesture(id, lookup.gesture, in: lookup.room, requestID: lookup.requestID, now: now,
                          arrival: lookup.arrival, into: &effects)
@@ -96,7 +97,7 @@ final class Play {
                       arrival: Instant?, poolSeed: WinnableSeed? = nil, into effects: inout Effects) {
         guard case .player(let player)? = sessions[id]?.role else { return }
         if let refusal {
-            replies.error(id, refusal, requestID: requestID, into: &effects)
+            replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
             return
         }
         switch apply(parsed.command, cause: parsed.cause, stored: parsed.stored, player: player, in: room,
@@ -104,9 +105,9 @@ final class Play {
         case .success:
             if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: true)) }
         case .failure(let error):
-            replies.error(id, ProtocolError(error), requestID: requestID, into: &effects)
+            replies.error(id, ProtocolError(error), requestID: requestID, now: now, into: &effects)
         }
-        durability.release(room, into: &effects)
+        durability.release(room, now: now, into: &effects)
     }
 
     /// Applies one command to a room: the diff and events are queued for every member
@@ -115,16 +116,16 @@ final class Play {
     func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom, clientID: String?,
                now: Instant, arrival: Instant?, poolSeed: WinnableSeed? = nil,
                into effects: inout Effects) -> Result<Void, GameError> {
-        let (frames, events): ([GameRoom.ViewFrame], [GameEvent])
+        let (frames, events, applied): ([GameRoom.ViewFrame], [GameEvent], AppliedCommand)
         switch room.apply(command, cause: cause, player: player, clientID: clientID, now: now) {
-        case .success(let outcome): (frames, events) = outcome
+        case .success(let outcome): (frames, events, applied) = outcome
         case .failure(let error): return .failure(error)
         }
         let row = StoredCommand(game: room.id, seq: room.seq, command: stored, player: player, clientID: clientID,
                                 time: now.unixTime, diff: frames.first?.frame.text)
         durability.store(StoreBatch(games: [room.storedGame], commands: [row],
                                     winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
-        room.enqueue(.viewBroadcast(frames, seq: room.seq), arrival: arrival)
+        room.enqueue(.viewBroadcast(frames, seq: room.seq, command: applied), arrival: arrival)
         for event in events {
             room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))
         }
@@ -139,7 +140,7 @@ final class Play {
         let cause: JSON = .object(["type": .string(type)])
         apply(command, cause: cause, stored: cause, player: player, in: room, clientID: nil, now: now, arrival: nil,
               into: &effects)
-        durability.release(room, into: &effects)
+        durability.release(room, now: now, into: &effects)
     }
 
     /// The draw a reset keeps when its options name none.
@@ -153,36 +154,106 @@ final class Play {
 
     // MARK: Show and hint
 
-    func show(_ id: ConnectionID, requestID: JSON?, into effects: inout Effects) {
+    func show(_ id: ConnectionID, requestID: JSON?, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id], let room = session.room else {
             replies.error(id, ProtocolError(.notJoined, "show needs a game: join or watch one"), requestID: requestID,
-                          into: &effects)
+                          now: now, into: &effects)
             return
         }
-        replies.answer(id, room.textBoardFrames(for: session.view), requestID: requestID, into: &effects)
+        replies.answer(id, room.textBoardFrames(for: session.key), requestID: requestID, now: now, into: &effects)
     }
 
-    func hint(_ id: ConnectionID, requestID: JSON?, into effects: inout Effects) {
+    func hint(_ id: ConnectionID, requestID: JSON?, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id], let room = session.room else {
             replies.error(id, ProtocolError(.notJoined, "hint needs a game: join or watch one"), requestID: requestID,
-                          into: &effects)
+                          now: now, into: &effects)
             return
         }
         guard room.kind != .plane else {
-            replies.error(id, ProtocolError(.unknownType, "plane has no hint"), requestID: requestID, into: &effects)
+            replies.error(id, ProtocolError(.unknownType, "plane has no hint"), requestID: requestID, now: now, into: &effects)
             return
         }
-        guard let klondike = room.game.klondikeTable(for: session.view) else {
+        // A delayed spectator asks about the game as it sees it, never about what it has not seen yet.
+        guard let klondike = room.game(for: session.key).klondikeTable(for: session.view) else {
             replies.error(id, ProtocolError(.forbidden, "hints in a race are for a seated player's own table"),
-                          requestID: requestID, into: &effects)
+                          requestID: requestID, now: now, into: &effects)
             return
         }
         if let answer = solver.hint(for: klondike, asker: HintAsker(connection: id, requestID: requestID), into: &effects) {
-            answerHint(id, answer, requestID: requestID, into: &effects)
+            answerHint(id, answer, requestID: requestID, now: now, into: &effects)
         }
     }
 
-    func answerHint(_ id: ConnectionID, _ answer: HintAnswer, requestID: JSON?, into effects: inout Effects) {
-        replies.answer(id, [answer.message.frame], requestID: requestID, into: &effects)
+    func answerHint(_ id: ConnectionID, _ answer: HintAnswer, requestID: JSON?, now: Instant, into effects: inout Effects) {
+        replies.answer(id, [answer.message.frame], requestID: requestID, now: now, into: &effects)
+    }
+
+    // MARK: Chat
+
+    /// `say`: a line in one of the game's chat rooms, stored with the game and sent, behind the
+    /// game's other output, to every member who may read that room (PROTOCOL section 15).
+    func say(_ id: ConnectionID, text: String, to asked: ChatRoom?, requestID: JSON?, now: Instant,
+             into effects: inout Effects) {
+        guard let session = sessions[id], let room = session.room, let name = session.name else {
+            replies.error(id, ProtocolError(.notJoined, "say needs a game: join or watch one"), requestID: requestID,
+                          now: now, into: &effects)
+            return
+        }
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...Self.maxChatCharacters).contains(text.count) else {
+            replies.error(id, .bad("chat text is 1 to \(Self.maxChatCharacters) characters after trimming"),
+                          requestID: requestID, now: now, into: &effects)
+            return
+        }
+        let own: ChatRoom = session.role?.isPlayer == true ? .players : .spectators
+        let chatRoom = asked ?? own
+        guard chatRoom == own else {
+            let why = own == .players ? "players write to the players' room" : "spectators write to the spectators' room"
+            replies.error(id, ProtocolError(.forbidden, why), requestID: requestID, now: now, into: &effects)
+            return
+        }
+        if own == .spectators, !room.isOver, room.members.isMuted(name, address: session.address) {
+            replies.error(id, ProtocolError(.forbidden, "a player muted you in this game's chat until it ends"),
+                          requestID: requestID, now: now, into: &effects)
+            return
+        }
+        if let wait = sessions.modify(id, { $0.chatTimes.take(now: now.monotonic) }) ?? nil {
+            effects.append(.countRefusal(.chatRate))
+            replies.error(id, ProtocolError(.limited, "chat is limited to \(ChatRate.lines) lines in \(Int(ChatRate.window)) s: "
+                                            + "try again in \(Int(wait.rounded(.up))) s"),
+                          requestID: requestID, now: now, into: &effects)
+            return
+        }
+        let line = room.chat.add(room: chatRoom, by: name, text: text, seq: room.seq, at: now.unixTime)
+        var batch = StoreBatch()
+        batch.chat = [line.stored(game: room.id)]
+        durability.store(batch, for: room, into: &effects)
+        room.enqueue(.chat(line, line.frame(game: room.id)))
+        if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), isCommand: true)) }
+        durability.release(room, now: now, into: &effects)
+    }
+
+    static let maxChatCharacters = 280
+
+    /// `mute`: a player stops a spectator writing in the game's chat until the game ends.
+    func mute(_ id: ConnectionID, who: String, requestID: JSON?, now: Instant, into effects: inout Effects) {
+        guard let session = sessions[id], let room = session.room else {
+            replies.error(id, ProtocolError(.notJoined, "mute needs a game: join one as a player"), requestID: requestID,
+                          now: now, into: &effects)
+            return
+        }
+        guard session.role?.isPlayer == true else {
+            replies.error(id, ProtocolError(.forbidden, "only players mute spectators"), requestID: requestID, now: now,
+                          into: &effects)
+            return
+        }
+        guard room.members.gaveOut(spectator: who) else {
+            replies.error(id, .bad("no spectator \(who) in this game: spectators are s1, s2, ..."), requestID: requestID,
+                          now: now, into: &effects)
+            return
+        }
+        let address = sessions.spectator(named: who, in: room)?.address
+        room.members.mute(who, address: address == .local ? nil : address)
+        replies.answer(id, [], requestID: requestID, now: now, into: &effects)
     }
 }

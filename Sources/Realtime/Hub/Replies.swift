@@ -7,30 +7,30 @@ struct Replies {
     let durability: Durability
 
     /// An error, counted and logged, in order with the connection's other replies.
-    func error(_ id: ConnectionID, _ error: ProtocolError, requestID: JSON?, into effects: inout Effects) {
+    func error(_ id: ConnectionID, _ error: ProtocolError, requestID: JSON?, now: Instant, into effects: inout Effects) {
         effects.append(.countError(error.code))
         effects.log(.info, "refused", ["conn": "\(id)", "code": error.code.rawValue, "why": error.message])
-        send(ServerMessage.error(error, id: requestID).frame, to: id, into: &effects)
+        send(ServerMessage.error(error, id: requestID).frame, to: id, now: now, into: &effects)
     }
 
     /// A frame in order with the connection's other replies.
-    func send(_ frame: OutFrame, to id: ConnectionID, into effects: inout Effects) {
+    func send(_ frame: OutFrame, to id: ConnectionID, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id] else { return }
         if let room = session.room {
             room.enqueue(.reply(id, frame))
-            durability.release(room, into: &effects)
+            durability.release(room, now: now, into: &effects)
         } else {
             effects.send(frame, to: id)
         }
     }
 
     /// Frames then the ack of `requestID` (with the game's seq when in one), in order.
-    func answer(_ id: ConnectionID, _ frames: [OutFrame], requestID: JSON?, into effects: inout Effects) {
+    func answer(_ id: ConnectionID, _ frames: [OutFrame], requestID: JSON?, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id] else { return }
         if let room = session.room {
             for frame in frames { room.enqueue(.reply(id, frame)) }
-            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: false)) }
-            durability.release(room, into: &effects)
+            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), isCommand: false)) }
+            durability.release(room, now: now, into: &effects)
         } else {
             for frame in frames { effects.send(frame, to: id) }
             if let requestID { effects.send(ServerMessage.ack(id: requestID, seq: nil).frame, to: id) }
@@ -38,11 +38,11 @@ struct Replies {
     }
 
     /// A cluster node's marker, after everything the connection is owed.
-    func marker(_ id: ConnectionID, _ number: UInt64, into effects: inout Effects) {
+    func marker(_ id: ConnectionID, _ number: UInt64, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id] else { return }
         if let room = session.room {
             room.enqueue(.marker(id, number))
-            durability.release(room, into: &effects)
+            durability.release(room, now: now, into: &effects)
         } else {
             effects.append(.remote(.marker(id, number)))
         }

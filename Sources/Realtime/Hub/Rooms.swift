@@ -11,6 +11,8 @@ final class RoomTable {
     private var loading: [String: [LoadWaiter]] = [:]
     /// Rooms whose merged presence update is due or pending.
     private var presenceQueue: [GameRoom] = []
+    /// Rooms with output waiting for their delayed spectators.
+    private var delaying: [String: GameRoom] = [:]
     private var lastRestCheck = Instant.distantPast
 
     init(config: Hub.Config) { self.config = config }
@@ -37,6 +39,7 @@ final class RoomTable {
         guard rooms[room.id] === room else { return }
         rooms[room.id] = nil
         memberless[room.id] = nil
+        delaying[room.id] = nil
     }
 
     func isLive(_ room: GameRoom) -> Bool { rooms[room.id] === room }
@@ -44,7 +47,17 @@ final class RoomTable {
     func memberJoined(_ room: GameRoom) { memberless[room.id] = nil }
 
     func memberLeft(_ room: GameRoom) {
-        if room.memberCount == 0 { memberless[room.id] = room }
+        if room.members.count == 0 { memberless[room.id] = room }
+    }
+
+    // MARK: Delayed spectators
+
+    func noteDelayed(_ room: GameRoom) { delaying[room.id] = room }
+
+    /// Rooms with something waiting for delayed spectators (those with nothing left are dropped).
+    func delayedRooms() -> [GameRoom] {
+        for (id, room) in delaying where !room.hasDelayedOutput || rooms[id] !== room { delaying[id] = nil }
+        return delaying.values.sorted { $0.id < $1.id }
     }
 
     // MARK: Loading
@@ -80,7 +93,7 @@ final class RoomTable {
         var due: [GameRoom] = []
         var later: [GameRoom] = []
         for room in presenceQueue {
-            let interval = room.memberCount > config.crowdSize ? 1.0 : config.presenceInterval
+            let interval = room.members.count > config.crowdSize ? 1.0 : config.presenceInterval
             guard now.since(room.lastPresenceSent) >= interval else {
                 later.append(room)
                 continue
@@ -104,7 +117,7 @@ final class RoomTable {
         lastRestCheck = now
         var resting: [GameRoom] = []
         for room in Array(memberless.values) {
-            guard room.memberCount == 0 else {
+            guard room.members.count == 0 else {
                 memberless[room.id] = nil
                 continue
             }

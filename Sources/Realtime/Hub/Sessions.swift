@@ -45,11 +45,12 @@ final class SessionTable {
 
     func room(of id: ConnectionID) -> GameRoom? { self[id]?.room }
 
-    func join(_ id: ConnectionID, room: GameRoom, role: Role, view: RaceViewer) {
+    func join(_ id: ConnectionID, room: GameRoom, role: Role, key: AudienceKey, name: String) {
         modify(id) {
             $0.room = room
             $0.role = role
-            $0.view = view
+            $0.key = key
+            $0.name = name
         }
     }
 
@@ -57,11 +58,17 @@ final class SessionTable {
         modify(id) {
             $0.room = nil
             $0.role = nil
+            $0.name = nil
             $0.recipientSlot = -1
         }
     }
 
     func setSlot(_ id: ConnectionID, _ slot: Int) { modify(id) { $0.recipientSlot = slot } }
+
+    /// The member of `room` called `name` in its chat, if it is still there.
+    func spectator(named name: String, in room: GameRoom) -> Session? {
+        room.members.allRecipients.lazy.compactMap { self[$0] }.first { $0.name == name && $0.room === room }
+    }
 
     // MARK: Rate limit
 
@@ -120,11 +127,15 @@ struct Session {
     let address: ClientAddress
     var room: GameRoom?
     var role: Role?
-    /// What it may see of its game: a seated racer's own view, otherwise the spectators'.
-    var view: RaceViewer = .spectator
-    /// Its index in its room's audience for `view` once it receives broadcasts; -1 before.
+    /// Which of its game's audiences it is in: what it may see, and when.
+    var key: AudienceKey = .spectators
+    /// Its name in its game's chat: its player id, or `s1`, `s2`... for a spectator.
+    var name: String?
+    /// Its index in its room's audience once it receives broadcasts; -1 before.
     var recipientSlot = -1
     var bucket: TokenBucket
+    /// Chat's own limit (PROTOCOL section 15): times of its recent lines.
+    var chatTimes = ChatRate()
     /// Set while the connection waits for something slow (a game loading, history read from
     /// storage, a solver, a forwarded request); frames that arrive meanwhile are held and
     /// answered in order after.
@@ -135,6 +146,24 @@ struct Session {
         self.id = id
         self.address = address
         bucket = TokenBucket(now: now.monotonic)
+    }
+
+    /// What it may see of its game: a seated racer's own view, otherwise the spectators'.
+    var view: RaceViewer { key.viewer }
+}
+
+/// Chat's limit per connection: at most `lines` in any `window` seconds.
+struct ChatRate {
+    static let lines = 5
+    static let window = 10.0
+    private var times: [Double] = []
+
+    /// Records a line said now; nil if allowed, else the seconds until the next one is.
+    mutating func take(now: Double) -> Double? {
+        times.removeAll { now - $0 >= Self.window }
+        guard times.count < Self.lines else { return Self.window - (now - times[0]) }
+        times.append(now)
+        return nil
     }
 }
 

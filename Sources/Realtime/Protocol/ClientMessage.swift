@@ -10,6 +10,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case illegalMove = "illegal-move"
     /// The game cannot be served now (its storage failed, or its owner node is out of reach); try again.
     case unavailable = "unavailable"
+    /// Over one of the operator's limits (games created) or chat's own limit; the message says when to try again.
+    case limited = "limited"
     case rateLimited = "rate-limited"
 }
 
@@ -63,6 +65,15 @@ public enum ClientCommand: Sendable, Equatable {
     case hint
     /// A game command whose fields are read once the game's kind is known.
     case gesture(type: String, message: JSON)
+    /// Chat (PROTOCOL section 15): `room` nil is the sender's own room.
+    case say(text: String, room: ChatRoom?)
+    /// A player stops a spectator (`s3`) from writing in the game's chat.
+    case mute(who: String)
+}
+
+/// The two chat rooms of a game.
+public enum ChatRoom: String, Sendable, Equatable, CaseIterable {
+    case players, spectators
 }
 
 /// Turns a text frame into a request, or the error that answers it.
@@ -159,6 +170,20 @@ public enum ClientMessageParser {
             }
         case "show": return .show
         case "hint": return .hint
+        case "say":
+            guard case .string(let text)? = message["text"] else { throw .bad("say needs a text") }
+            var room: ChatRoom?
+            switch message["to"] {
+            case nil, .null?: break
+            case .string(let name)?:
+                guard let named = ChatRoom(rawValue: name) else { throw .bad("to must be players or spectators") }
+                room = named
+            default: throw .bad("to must be players or spectators")
+            }
+            return .say(text: text, room: room)
+        case "mute":
+            guard case .string(let who)? = message["who"], !who.isEmpty else { throw .bad("mute needs who: a spectator such as s3") }
+            return .mute(who: who)
         case _ where Gesture(rawValue: type) != nil:
             return .gesture(type: type, message: message)
         default:

@@ -18,6 +18,8 @@ enum ServerMessage: Sendable {
     /// `winnable`: nil when the game has no solver (its key is then left out), `.null` when undecided.
     case hint(from: String?, to: String?, winnable: JSON?)
     case lobby([LobbyEntry])
+    /// A chat line (PROTOCOL section 15); `at` in Unix seconds, sent as RFC 3339.
+    case chat(game: String, room: ChatRoom, by: String, text: String, at: Double)
 
     var encoded: String {
         switch self {
@@ -75,6 +77,11 @@ enum ServerMessage: Sendable {
             return JSON.object(pairs).encoded
         case .lobby(let games):
             return JSON.object(["type": "lobby", "games": .array(games.map(\.json))]).encoded
+        case .chat(let game, let room, let by, let text, let at):
+            return JSON.object([
+                "type": "chat", "game": .string(game), "room": .string(room.rawValue), "by": .string(by),
+                "text": .string(text), "at": .string(RFC3339.format(at)),
+            ]).encoded
         }
     }
 

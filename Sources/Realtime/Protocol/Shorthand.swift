@@ -7,6 +7,11 @@ enum Shorthand {
     static func message(from line: String) -> Result<JSON, ProtocolError> {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }).map(String.init)
         guard let verb = words.first else { return .failure(.bad("empty command")) }
+        if verb == "say" {
+            // The rest of the line as typed, inner spaces kept: chat text is not a list of words.
+            let text = line.drop { $0 == " " || $0 == "\t" }.dropFirst(verb.count)
+            return .success(.object(["type": "say", "text": .string(String(text))]))
+        }
         let args = Array(words.dropFirst())
         do {
             return .success(try message(verb: verb, args: args))
@@ -49,6 +54,9 @@ enum Shorthand {
             case ["unfollow"]: return .object(["type": "list", "follow": false])
             default: throw usage("list [follow|unfollow]")
             }
+        case "mute":
+            guard args.count == 1 else { throw usage("mute sN") }
+            return .object(["type": "mute", "who": .string(args[0])])
         case "leave", "hint", "show":
             guard args.isEmpty else { throw usage(verb) }
             return .object([("type", .string(verb))])

@@ -103,7 +103,7 @@ public final class BoardcastServer {
         let now = clock.now
         let live = try store.games(updatedSince: now.unixTime - options.idleSeconds)
         for stored in live {
-            let loaded = try GameLoader.rebuild(stored, from: store, windowSize: hubConfig.windowSize)
+            let loaded = try GameLoader.rebuild(stored, from: store, windowSize: hubConfig.windowSize, asOf: now.unixTime)
             handle(.read(.loaded(game: stored.id, .loaded(loaded))), at: now)
         }
         commits.flush()
@@ -257,7 +257,8 @@ public final class BoardcastServer {
         case .load(let game):
             metrics.gamesLoaded.increment()
             let window = hubConfig.windowSize
-            read { .event(.read(.loaded(game: game, GameLoader.load(game, from: store, windowSize: window)))) }
+            let asOf = clock.now.unixTime
+            read { .event(.read(.loaded(game: game, GameLoader.load(game, from: store, windowSize: window, asOf: asOf)))) }
         case .history(let history):
             read {
                 .event(.read(.history(token: history.token, frames: (try? store.diffs(
@@ -270,8 +271,14 @@ public final class BoardcastServer {
                 .event(.read(.listing(token: token, games: try? store.recentGames(
                     kind: query.kind?.rawValue, status: query.status, limit: query.limit))))
             }
+        case .chat(let token, let game, let through):
+            read { .event(.read(.chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through,
+                                                                             limit: Self.replayChatLimit)) ?? []))) }
         }
     }
+
+    /// The most chat lines a replay shows: a game's first 10,000.
+    static let replayChatLimit = 10_000
 
     private func solve(_ job: SolveJob) {
         let inbox = self.inbox

@@ -58,6 +58,32 @@ public struct StoredCommand: Sendable, Equatable {
     }
 }
 
+/// One line of a game's chat (PROTOCOL section 15), kept with the game.
+public struct StoredChat: Sendable, Equatable {
+    public var game: String
+    /// Its place in the game's chat (1, 2, ...).
+    public var number: Int
+    /// The game's seq when it was said: a replay shows it after that diff.
+    public var seq: Int
+    /// `players` or `spectators`.
+    public var room: String
+    /// The player id or spectator name (`s3`) that said it.
+    public var by: String
+    public var text: String
+    /// Unix seconds.
+    public var at: Double
+
+    public init(game: String, number: Int, seq: Int, room: String, by: String, text: String, at: Double) {
+        self.game = game
+        self.number = number
+        self.seq = seq
+        self.room = room
+        self.by = by
+        self.text = text
+        self.at = at
+    }
+}
+
 /// One group commit: new games and commands, and the new summary rows of the games they touch.
 public struct StoreBatch: Sendable, Equatable {
     public var games: [StoredGame] = []
@@ -68,6 +94,8 @@ public struct StoreBatch: Sendable, Equatable {
     public var winnableSeedsTaken: [WinnableSeed] = []
     /// Games created by this batch: storage refuses one whose id is taken (`StoreRefusal.idTaken`).
     public var newGames: [String] = []
+    /// Chat lines said.
+    public var chat: [StoredChat] = []
 
     public init(games: [StoredGame] = [], commands: [StoredCommand] = [], winnableSeedsAdded: [WinnableSeed] = [],
                 winnableSeedsTaken: [WinnableSeed] = []) {
@@ -78,7 +106,7 @@ public struct StoreBatch: Sendable, Equatable {
     }
 
     public var isEmpty: Bool {
-        games.isEmpty && commands.isEmpty && winnableSeedsAdded.isEmpty && winnableSeedsTaken.isEmpty
+        games.isEmpty && commands.isEmpty && winnableSeedsAdded.isEmpty && winnableSeedsTaken.isEmpty && chat.isEmpty
     }
 
     public mutating func append(_ other: StoreBatch) {
@@ -87,6 +115,7 @@ public struct StoreBatch: Sendable, Equatable {
         winnableSeedsAdded.append(contentsOf: other.winnableSeedsAdded)
         winnableSeedsTaken.append(contentsOf: other.winnableSeedsTaken)
         newGames.append(contentsOf: other.newGames)
+        chat.append(contentsOf: other.chat)
     }
 }
 
@@ -124,6 +153,10 @@ public protocol GameStore: Sendable {
     func write(_ batch: StoreBatch) throws
     /// The pool of proven seeds not dealt yet.
     func winnableSeeds() throws -> [WinnableSeed]
+    /// The last `limit` chat lines of a game, in the order they were said.
+    func recentChat(game: String, limit: Int) throws -> [StoredChat]
+    /// A game's chat lines said at seq `after` + 1 through `through`, in order (a replay's), at most `limit`.
+    func chat(game: String, after: Int, through: Int, limit: Int) throws -> [StoredChat]
 }
 
 extension GameStore {

@@ -102,6 +102,9 @@ public final class SQLiteGameStore: GameStore {
         try database.close()
     }
 
+    /// A read on one of the pool's connections (extensions of this store read through it).
+    func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T { try database.read(body) }
+
     // MARK: GameStore
 
     public func games() throws -> [StoredGame] {
@@ -247,6 +250,7 @@ public final class SQLiteGameStore: GameStore {
                 let take = try db.cachedStatement(sql: "DELETE FROM winnable_seed WHERE draw = ? AND seed = ?")
                 for seed in batch.winnableSeedsTaken { try take.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
             }
+            try Self.insertChat(batch.chat, db)
         }
     }
 
@@ -306,6 +310,7 @@ public final class SQLiteGameStore: GameStore {
         migrator.registerMigration("v4-meta") { db in
             try db.execute(sql: "CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) STRICT")
         }
+        migrator.registerMigration("v5-chat") { db in try Self.chatMigration(db) }
         return migrator
     }
 
