@@ -375,3 +375,46 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(cluster.take("b", 7).isEmpty, "the client never hears of the node's own catch-up")
     }
 }
+
+/// Section 15 across nodes: a delayed game's spectators on another node, and chat.
+@Suite struct ClusterWatchingTogetherTests {
+    @Test func aDelayedGamesSpectatorsOnAnotherNodeGetItsDelayedStream() {
+        let cluster = ClusterHarness(["a", "b"])
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4,"delay":10}}"#)
+        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        #expect(cluster.types("b", 7) == ["joined", "snapshot", "ack"])
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.send("a", 1, "say gl hf")
+        #expect(cluster.take("b", 7).filter { $0["type"] == "diff" || $0["type"] == "chat" }.isEmpty, "nothing early")
+        cluster.now += 10.2
+        cluster.tick("a")
+        let late = cluster.take("b", 7)
+        #expect(late.filter { $0["type"] == "diff" }.map { $0["seq"] } == [1])
+        #expect(late.contains { $0["type"] == "chat" && $0["text"] == "gl hf" }, "the players' chat, as late as the game")
+    }
+
+    @Test func chatCrossesNodesAndPlayersElsewhereNeverReadTheSpectators() {
+        let cluster = ClusterHarness(["a", "b", "c"])
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
+        let created = cluster.take("a", 1)[0]
+        let game = created["game"]!.stringValue!
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(created["token"]!.stringValue!)"}"#)
+        cluster.open("c", 8)
+        cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.take("b", 7)
+        _ = cluster.take("c", 8)
+        cluster.send("c", 8, #"{"type":"say","text":"spectating from c","id":"s"}"#)
+        let spoken = cluster.take("c", 8)
+        #expect(spoken.first { $0["type"] == "chat" }?["by"] == "s1")
+        #expect(spoken.last?["type"] == "ack")
+        #expect(cluster.take("b", 7).filter { $0["type"] == "chat" }.isEmpty, "a player on another node never reads it")
+        cluster.send("b", 7, "say hello from b")
+        #expect(cluster.take("c", 8).contains { $0["type"] == "chat" && $0["by"] == "p2" && $0["room"] == "players" })
+        #expect(cluster.take("a", 1).contains { $0["type"] == "chat" && $0["text"] == "hello from b" })
+    }
+}

@@ -212,7 +212,8 @@ final class Admission {
         let seen = room.seq(for: key)
         var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: requestID,
                                      isCreation: isCreation, direct: key == .delayed)
-        emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen).frame)
+        emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen,
+                                           delay: GameRoom.delay(of: room.options)).frame)
         if replay {
             emit(catchUp, room.initialSnapshotFrame(for: key.viewer))
             catchUp.after = 0

@@ -77,7 +77,7 @@ enum AnyGame: Sendable {
         let (game, created) = try createGame(kind: kind, options: options, time: time, random: &random)
         var stored = created
         if delay > 0, case .object(var pairs) = stored {
-            pairs.append(("delay", delay == delay.rounded() ? .int(Int(delay)) : .double(delay)))
+            pairs.append(("delay", JSON.seconds(delay)))
             stored = .object(pairs)
         }
         return (game, stored)

@@ -307,7 +307,7 @@ final class GameRoom {
     var lobbyEntry: LobbyEntry {
         LobbyEntry(game: id, kind: kind, status: game(for: .delayed).status, seq: spectatorSeq, players: members.players,
                    spectators: members.spectators, created: created, updated: updated,
-                   seats: kind == .race ? seats.count : nil)
+                   seats: kind == .race ? seats.count : nil, delay: delayLine?.delay)
     }
 
     var storedGame: StoredGame {

@@ -6,7 +6,8 @@ import Foundation
 /// bytes of each case are pinned by a golden test.
 enum ServerMessage: Sendable {
     case created(game: String, token: String)
-    case joined(game: String, kind: GameKind, role: Role, seq: Int)
+    /// `delay`: the game's spectator delay in seconds, when it has one (an extension: docs/PROTOCOL.md).
+    case joined(game: String, kind: GameKind, role: Role, seq: Int, delay: Double? = nil)
     case snapshot(game: String, kind: GameKind, seq: Int, state: JSON)
     /// The ops array arrives already encoded by Core, so it is never rebuilt as a tree.
     case diff(game: String, seq: Int, encodedOps: String, cause: JSON)
@@ -25,12 +26,13 @@ enum ServerMessage: Sendable {
         switch self {
         case .created(let game, let token):
             return JSON.object(["type": "created", "game": .string(game), "token": .string(token)]).encoded
-        case .joined(let game, let kind, let role, let seq):
+        case .joined(let game, let kind, let role, let seq, let delay):
             var pairs: [(key: String, value: JSON)] = [
                 ("type", "joined"), ("game", .string(game)), ("kind", .string(kind.rawValue)),
                 ("role", .string(role.name)), ("seq", .int(seq)),
             ]
             if case .player(let you) = role { pairs.append(("you", .string(you))) }
+            if let delay { pairs.append(("delay", JSON.seconds(delay))) }
             return JSON.object(pairs).encoded
         case .snapshot(let game, let kind, let seq, let state):
             return JSON.object([
@@ -90,13 +92,18 @@ enum ServerMessage: Sendable {
 
     private var frameKind: FrameKind {
         switch self {
-        case .joined(let game, let kind, let role, _): return .joined(game: game, kind: kind, role: role)
+        case .joined(let game, let kind, let role, _, _): return .joined(game: game, kind: kind, role: role)
         case .diff(_, let seq, _, _): return .diff(seq: seq)
         case .ack, .error: return .answer
         case .left(let game): return .left(game: game)
         default: return .plain
         }
     }
+}
+
+extension JSON {
+    /// Seconds as a person wrote them: an integer when whole.
+    static func seconds(_ value: Double) -> JSON { value == value.rounded() ? .int(Int(value)) : .double(value) }
 }
 
 /// A connection's place in a game.
@@ -129,6 +136,8 @@ public struct LobbyEntry: Sendable, Equatable {
     public var updated: Double
     /// A race's number of seats (nil for other kinds).
     public var seats: Int?
+    /// The spectator delay in seconds (nil for none).
+    public var delay: Double?
 
     var json: JSON {
         var pairs: [(key: String, value: JSON)] = [
@@ -137,6 +146,7 @@ public struct LobbyEntry: Sendable, Equatable {
             ("created", .string(RFC3339.format(created))), ("updated", .string(RFC3339.format(updated))),
         ]
         if let seats { pairs.append(("seats", .int(seats))) }
+        if let delay { pairs.append(("delay", JSON.seconds(delay))) }
         return .object(pairs)
     }
 
@@ -157,7 +167,7 @@ extension LobbyEntry {
               let created = json["created"]?.stringValue.flatMap(RFC3339.parse),
               let updated = json["updated"]?.stringValue.flatMap(RFC3339.parse) else { return nil }
         self.init(game: game, kind: kind, status: status, seq: seq, players: players, spectators: spectators,
-                  created: created, updated: updated, seats: json["seats"]?.intValue)
+                  created: created, updated: updated, seats: json["seats"]?.intValue, delay: json["delay"]?.doubleValue)
     }
 
 }
