@@ -201,14 +201,13 @@ final class Admission {
     /// is shown is already durable, and its audience's cursor moves on its own.
     private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, seat: String?, since: Int?, replay: Bool,
                        requestID: JSON?, isCreation: Bool, now: Instant, into effects: inout Effects) {
-        guard let address = sessions[id]?.address else { return }
+        guard sessions.isOpen(id) else { return }
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
         let key = room.audienceKey(for: role, seat: seat)
         sessions.join(id, room: room, role: role, key: key, name: name)
         room.presenceDirty = true
         rooms.memberJoined(room)
         rooms.queuePresence(room)
-        _ = address
         let seen = room.seq(for: key)
         var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: requestID,
                                      isCreation: isCreation, direct: key == .delayed)

@@ -62,10 +62,9 @@ struct RoomMembers {
     /// A race's seats and who holds each now; the seats taken at least once since the deal.
     private var seatHolders: [String: ConnectionID] = [:]
     private var seatsTaken: Set<String> = []
-    /// Spectators muted by a player, and the client addresses they wrote from (so the same
-    /// client is still muted under a new name after reconnecting).
+    /// Spectators muted by a player, by name. Not by address: people behind one proxy or NAT
+    /// share one, and muting one spectator must not mute the others.
     private var muted: Set<String> = []
-    private var mutedAddresses: Set<ClientAddress> = []
 
     init(nextPlayer: Int = 1) { self.nextPlayer = nextPlayer }
 
@@ -152,19 +151,11 @@ struct RoomMembers {
 
     // MARK: Chat mutes
 
-    mutating func mute(_ name: String, address: ClientAddress?) {
-        muted.insert(name)
-        if let address { mutedAddresses.insert(address) }
-    }
+    mutating func mute(_ name: String) { muted.insert(name) }
 
-    func isMuted(_ name: String, address: ClientAddress) -> Bool {
-        muted.contains(name) || mutedAddresses.contains(address)
-    }
+    func isMuted(_ name: String) -> Bool { muted.contains(name) }
 
-    mutating func liftMutes() {
-        muted = []
-        mutedAddresses = []
-    }
+    mutating func liftMutes() { muted = [] }
 
     /// Whether `name` is a spectator name this game gave out.
     func gaveOut(spectator name: String) -> Bool {

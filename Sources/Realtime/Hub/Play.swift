@@ -212,7 +212,7 @@ final class Play {
             replies.error(id, ProtocolError(.forbidden, why), requestID: requestID, now: now, into: &effects)
             return
         }
-        if own == .spectators, !room.isOver, room.members.isMuted(name, address: session.address) {
+        if own == .spectators, !room.isOver, room.members.isMuted(name) {
             replies.error(id, ProtocolError(.forbidden, "a player muted you in this game's chat until it ends"),
                           requestID: requestID, now: now, into: &effects)
             return
@@ -252,8 +252,7 @@ final class Play {
                           now: now, into: &effects)
             return
         }
-        let address = sessions.spectator(named: who, in: room)?.address
-        room.members.mute(who, address: address == .local ? nil : address)
+        room.members.mute(who)
         replies.answer(id, [], requestID: requestID, now: now, into: &effects)
     }
 }

@@ -65,11 +65,6 @@ final class SessionTable {
 
     func setSlot(_ id: ConnectionID, _ slot: Int) { modify(id) { $0.recipientSlot = slot } }
 
-    /// The member of `room` called `name` in its chat, if it is still there.
-    func spectator(named name: String, in room: GameRoom) -> Session? {
-        room.members.allRecipients.lazy.compactMap { self[$0] }.first { $0.name == name && $0.room === room }
-    }
-
     // MARK: Rate limit
 
     /// Takes one frame's token; false when the connection is over the limit.
