@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The games: pure rules (libm only for rounding doubles) that turn gestures into states and RFC 6902 diffs.
@@ -43,6 +44,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(
@@ -65,7 +67,12 @@ let package = Package(
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
         // Fills a data directory with resting games, for Benchmarks/resting (start-up and first-watch times).
         .executableTarget(name: "rest-seed", dependencies: ["Realtime", "Core"], path: "Benchmarks/rest-seed"),
-        .testTarget(name: "StorageTests", dependencies: ["Realtime", "Core"]),
+        // GRDB to write files as older versions did; PostgresNIO for the tests' own sessions on the server.
+        .testTarget(name: "StorageTests", dependencies: [
+            "Realtime", "Core",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
         // Fuzz targets: scripts/fuzz builds them with libFuzzer; an ordinary build makes
         // programs that replay input files (a crash, a corpus) through the same checks.
         .target(name: "FuzzSupport", path: "Fuzz/Support"),

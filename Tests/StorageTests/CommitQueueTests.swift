@@ -1,6 +1,6 @@
 import Core
 import Foundation
-import Realtime
+@testable import Realtime
 import Testing
 
 /// What a queue reported through its callbacks.
@@ -136,6 +136,37 @@ private final class Reports: Sendable {
             #expect(queue.failure == nil)
             #expect(try store.commands(game: "g", after: 0).map(\.seq) == [1, 2])
             queue.close()
+        }
+    }
+
+    /// A game the store refuses is not a failed write: the rest of the batch is durable, and its
+    /// owner learns which game was refused with the committed ticket.
+    @Test(arguments: Backend.allCases) func aRefusedGameComesWithItsCommittedTicket(backend: Backend) throws {
+        try withFreshStore(backend) { store in
+            let committed = Locked<[(ticket: UInt64, outcome: WriteOutcome)]>([])
+            let failures = Locked<[String]>([])
+            let queue = CommitQueue(
+                store: store,
+                onCommitted: { ticket, outcome in committed.withValue { $0.append((ticket, outcome)) } },
+                onFailure: { tickets, error in failures.withValue { $0.append("\(tickets): \(error)") } })
+            defer { queue.close() }
+            queue.submit(StoreBatch(games: [klondikeGame("g")], newGames: ["g"]))
+            queue.flush()
+            let taken = queue.submit(StoreBatch(
+                games: [klondikeGame("g", seq: 1), klondikeGame("h")], commands: [dragCommand(game: "g", seq: 1)], newGames: ["g", "h"]))
+            queue.flush()
+            let last = try #require(committed.withValue { $0.last })
+            #expect(last.ticket == taken)
+            #expect(last.outcome == WriteOutcome(refused: ["g": .idTaken]))
+            #expect(committed.withValue { $0.first?.outcome } == WriteOutcome())
+            #expect(failures.withValue { $0 }.isEmpty)
+            #expect(queue.failure == nil)
+            #expect(try store.game(id: "h") == klondikeGame("h"))
+            #expect(try store.commands(game: "g", after: 0).isEmpty)
+            // The queue goes on accepting batches.
+            let next = queue.submit(StoreBatch(games: [klondikeGame("h", seq: 1)], commands: [dragCommand(game: "h", seq: 1)]))
+            queue.flush()
+            #expect(queue.durableTicket == next)
         }
     }
 

@@ -1,120 +1,12 @@
 import Core
 import Foundation
+import GRDB
 @testable import Realtime
 import Testing
 
+/// What only SQLite has: a file, its WAL, a directory lock, migrations of files written by
+/// earlier versions. What both back-ends share is in GameStoreContractTests.
 @Suite struct SQLiteGameStoreTests {
-    @Test func gamesAndCommandsRoundTrip() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteGameStore(directory: directory + "/nested/data")
-            let plane = StoredGame(
-                id: "p1a2n3", kind: "plane", options: .object(["width": 1024, "height": 768.5, "seed": 7]),
-                tokenHash: "00ff", created: 1_700_000_100.5, updated: 1_700_000_101, status: "playing", seq: 1)
-            let add = StoredCommand(
-                game: "p1a2n3", seq: 1,
-                command: .object(["type": "add", "x": 10.5, "y": 20, "r": 255, "label": "é😀\"\n"]),
-                player: "p2", clientID: #""r4nd""#, time: 1_700_000_101)
-            let batch = StoreBatch(
-                games: [klondikeGame("k7f3q9", seq: 2), plane],
-                commands: [dragCommand(game: "k7f3q9", seq: 1), dragCommand(game: "k7f3q9", seq: 2), add])
-            try store.write(batch)
-
-            #expect(try store.games() == [klondikeGame("k7f3q9", seq: 2), plane])
-            #expect(try store.commands(game: "k7f3q9", after: 0) == [
-                dragCommand(game: "k7f3q9", seq: 1), dragCommand(game: "k7f3q9", seq: 2),
-            ])
-            let stored = try #require(try store.commands(game: "p1a2n3", after: 0).first)
-            #expect(stored == add)
-            // JSON equality ignores key order and 20 vs 20.0; the stored text must not.
-            #expect(stored.command.encoded == add.command.encoded)
-            #expect(try store.game(id: "p1a2n3")?.options.encoded == plane.options.encoded)
-            #expect(try store.game(id: "nope") == nil)
-            #expect(try store.commands(game: "nope", after: 0).isEmpty)
-        }
-    }
-
-    @Test func upsertReplacesTheSummaryRow() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteGameStore(directory: directory)
-            try store.write(StoreBatch(games: [klondikeGame("g1")]))
-            try store.write(StoreBatch(
-                games: [klondikeGame("g1", seq: 1, updated: 1_700_000_005), klondikeGame("g1", seq: 2, status: "won", updated: 1_700_000_009)],
-                commands: [dragCommand(game: "g1", seq: 1), dragCommand(game: "g1", seq: 2)]))
-            let games = try store.games()
-            #expect(games.count == 1)
-            #expect(games.first == klondikeGame("g1", seq: 2, status: "won", updated: 1_700_000_009))
-        }
-    }
-
-    @Test func commandsAfterASeqComeInSeqOrderForThatGameOnly() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteGameStore(directory: directory)
-            try store.write(StoreBatch(games: [klondikeGame("a"), klondikeGame("b")]))
-            for seqs in [[3, 1], [2, 9, 5], [4, 8, 6, 7, 10]] {
-                try store.write(StoreBatch(commands: seqs.map { dragCommand(game: "a", seq: $0) }))
-            }
-            try store.write(StoreBatch(commands: [dragCommand(game: "b", seq: 5)]))
-            #expect(try store.commands(game: "a", after: 4).map(\.seq) == [5, 6, 7, 8, 9, 10])
-            #expect(try store.commands(game: "a", after: 0).map(\.seq) == Array(1...10))
-            #expect(try store.commands(game: "a", after: 10).isEmpty)
-            #expect(try store.commands(game: "b", after: 0).map(\.seq) == [5])
-        }
-    }
-
-    @Test func clientIDsArePreservedAndFindable() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteGameStore(directory: directory)
-            try store.write(StoreBatch(
-                games: [klondikeGame("g"), klondikeGame("h")],
-                commands: [
-                    dragCommand(game: "g", seq: 1, clientID: #""abc""#),
-                    dragCommand(game: "g", seq: 2, clientID: "17"),
-                    dragCommand(game: "g", seq: 3, clientID: nil),
-                    dragCommand(game: "h", seq: 1, clientID: "17"),
-                ]))
-            #expect(try store.commands(game: "g", after: 0).map(\.clientID) == [#""abc""#, "17", nil])
-            #expect(try store.command(game: "g", clientID: "17")?.seq == 2)
-            #expect(try store.command(game: "h", clientID: "17")?.seq == 1)
-            #expect(try store.command(game: "g", clientID: #""abc""#)?.seq == 1)
-            #expect(try store.command(game: "g", clientID: "abc") == nil)  // the id 17 is not the id "17"
-            #expect(try store.command(game: "h", clientID: #""abc""#) == nil)
-        }
-    }
-
-    @Test func aFailedBatchStoresNothingOfIt() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteGameStore(directory: directory)
-            try store.write(StoreBatch(games: [klondikeGame("g")], commands: [dragCommand(game: "g", seq: 1)]))
-            // A command for a game with no row, and one reusing a stored seq: each fails its whole batch.
-            #expect(throws: (any Error).self) {
-                try store.write(StoreBatch(games: [klondikeGame("new")], commands: [dragCommand(game: "ghost", seq: 1)]))
-            }
-            #expect(throws: (any Error).self) {
-                try store.write(StoreBatch(
-                    games: [klondikeGame("g", seq: 2)],
-                    commands: [dragCommand(game: "g", seq: 2), dragCommand(game: "g", seq: 1)]))
-            }
-            #expect(try store.games() == [klondikeGame("g")])
-            #expect(try store.commands(game: "g", after: 0).map(\.seq) == [1])
-        }
-    }
-
-    @Test func reopeningAfterCloseKeepsEverything() throws {
-        try withTemporaryDirectory { directory in
-            let commands = (1...300).map { dragCommand(game: "g", seq: $0, clientID: "\($0)") }
-            do {
-                let store = try SQLiteGameStore(directory: directory)
-                try store.write(StoreBatch(games: [klondikeGame("g", seq: 300)], commands: commands))
-                try store.close()
-            }
-            let reopened = try SQLiteGameStore(directory: directory)
-            #expect(try reopened.games() == [klondikeGame("g", seq: 300)])
-            #expect(try reopened.commands(game: "g", after: 0) == commands)
-            try reopened.write(StoreBatch(games: [klondikeGame("g", seq: 301)], commands: [dragCommand(game: "g", seq: 301)]))
-            #expect(try reopened.commands(game: "g", after: 299).map(\.seq) == [300, 301])
-        }
-    }
-
     /// `kill -9` leaves the database file and its WAL as they are: copying both while the
     /// store is open gives exactly that state, and it must open with every committed write.
     @Test func filesLeftByAKilledProcessOpenWithEveryCommit() throws {
@@ -172,6 +64,61 @@ import Testing
             let store = try SQLiteGameStore(directory: directory)
             try store.write(StoreBatch(games: [klondikeGame("g")]))
             #expect(try store.games().count == 1)
+        }
+    }
+
+    /// One writer per file: SQLite has no owners, so a fence changes nothing.
+    @Test func aFenceIsIgnored() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteGameStore(directory: directory)
+            try store.write(StoreBatch(games: [klondikeGame("g")]))
+            let outcome = try store.write(StoreBatch(
+                games: [klondikeGame("g", seq: 1), klondikeGame("new")], commands: [dragCommand(game: "g", seq: 1)],
+                newGames: ["new"], fence: StoreFence(node: "node-a", epochs: ["g": 41])))
+            #expect(outcome == WriteOutcome())
+            #expect(try store.games() == [klondikeGame("g", seq: 1), klondikeGame("new")])
+        }
+    }
+
+    /// A file written before retention gets `touched` from each game's last activity.
+    @Test func aFileFromBeforeRetentionIsMigrated() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let queue = try GRDB.DatabaseQueue(path: databasePath(in: directory))
+                try SQLiteGameStore.migrator.migrate(queue, upTo: "v4-meta")
+                try queue.write { db in
+                    for (id, updated) in [("recent", 1_700_000_900.0), ("stale", 1_700_000_100.0)] {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq)
+                                VALUES (?, 'klondike', '{}', 'ab', 1700000000, ?, 'playing', 1)
+                                """,
+                            arguments: [id, updated])
+                        try db.execute(
+                            sql: "INSERT INTO command (game, seq, command, player, time) VALUES (?, 1, '{}', 'p1', 1700000000)",
+                            arguments: [id])
+                    }
+                }
+                try queue.close()
+            }
+            let store = try SQLiteGameStore(directory: directory)
+            #expect(try store.deleteUntouched(before: 1_700_000_500, limit: 10) == ["stale"])
+            #expect(try store.games().map(\.id) == ["recent"])
+            #expect(try store.commands(game: "recent", after: 0).count == 1)
+            #expect(try store.usage().games == 1)
+        }
+    }
+
+    @Test func usageIsTheFileAndItsWAL() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteGameStore(directory: directory)
+            try store.write(StoreBatch(games: [klondikeGame("g")], commands: (1...200).map { dragCommand(game: "g", seq: $0) }))
+            let onDisk = try [databasePath(in: directory), databasePath(in: directory) + "-wal"].reduce(Int64(0)) {
+                $0 + (try FileManager.default.attributesOfItem(atPath: $1)[.size] as! NSNumber).int64Value
+            }
+            #expect(try store.usage() == StorageUsage(games: 1, bytes: onDisk))
+            #expect(onDisk > 200 * 60)
+            #expect(try SQLiteGameStore.inMemory().usage().bytes > 0)
         }
     }
 

@@ -80,7 +80,7 @@ final class Admission {
         let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now,
                             windowSize: config.windowSize)
         adopt(room, now: now, into: &effects)
-        // Storage refuses the game if its id is taken there (`StoreRefusal.idTaken`): checked in
+        // Storage refuses the game if its id is taken there (`WriteRefusal.idTaken`): checked in
         // the write itself, so no read sits on this path.
         var batch = StoreBatch(games: [room.storedGame], winnableSeedsTaken: poolSeed.map { [$0] } ?? [])
         batch.newGames = [gameID]

@@ -38,7 +38,7 @@ final class Durability {
     /// Every ticket up to `ticket` is durable: what waited for them goes out. Games storage
     /// refused are first taken back (nothing of theirs was written); returns the connections
     /// whose held requests may go on.
-    func committed(upTo ticket: UInt64, refused: [String: StoreRefusal], now: Instant, into effects: inout Effects)
+    func committed(upTo ticket: UInt64, refused: [String: WriteRefusal], now: Instant, into effects: inout Effects)
         -> [ConnectionID] {
         guard ticket > committed else { return [] }
         var resumable: [ConnectionID] = []
@@ -48,6 +48,7 @@ final class Durability {
             switch refusal {
             case .idTaken: why = "its id was taken by another game at the same moment; create it again"
             case .notOwner: why = "another node took this game over"
+            case .noSuchGame: why = "the game is no longer stored"
             }
             effects.log(.warning, "storage refused a game's writes", ["game": game, "why": why])
             let taken = takeBack(room, from: committed + 1, reason: why)

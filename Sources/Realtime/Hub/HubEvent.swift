@@ -15,7 +15,7 @@ enum HubEvent: Sendable {
     /// `/api/...`.
     case http(HTTPRequestID, path: String, query: String?)
     /// Storage made every ticket up to this one durable; `refused` games had nothing of theirs written.
-    case committed(upTo: UInt64, refused: [String: StoreRefusal])
+    case committed(upTo: UInt64, refused: [String: WriteRefusal])
     /// The writes of these tickets failed (and every later one until `resumeStorage`).
     case storageFailed(ClosedRange<UInt64>, reason: String)
     case read(StorageAnswer)
@@ -24,14 +24,6 @@ enum HubEvent: Sendable {
     case tick
     /// Something from the other nodes of a cluster, through Redis.
     case cluster(ClusterEvent)
-}
-
-/// Why storage wrote nothing of one game in a batch that otherwise committed.
-enum StoreRefusal: Sendable, Equatable {
-    /// A new game's id is already a stored game's.
-    case idTaken
-    /// The store names another owner (or another epoch) for the game: this node lost it.
-    case notOwner(node: String?, epoch: Int64)
 }
 
 /// Where a connection comes from, as the shell decided it (the peer, or the client behind a

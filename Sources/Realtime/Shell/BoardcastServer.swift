@@ -9,7 +9,7 @@ import Logging
 public final class BoardcastServer {
     private enum InboxItem: Sendable {
         case event(HubEvent)
-        case committed(UInt64, [String: StoreRefusal])
+        case committed(UInt64, [String: WriteRefusal])
         case stop
         case integrity([String])
     }
@@ -62,8 +62,8 @@ public final class BoardcastServer {
         let waker = lws.waker
         commits = CommitQueue(
             store: store,
-            onCommitted: { ticket in
-                inbox.withLock { $0.append(.committed(ticket, [:])) }
+            onCommitted: { ticket, outcome in
+                inbox.withLock { $0.append(.committed(ticket, outcome.refused)) }
                 waker.wake()
             },
             onFailure: { tickets, error in
@@ -386,7 +386,7 @@ extension BoardcastServer: LWSEvents {
         }
         // Commits reported together are one event: the highest ticket, every refusal.
         var highest: UInt64 = 0
-        var refused: [String: StoreRefusal] = [:]
+        var refused: [String: WriteRefusal] = [:]
         var ticked = false
         let now = clock.now
         func flushCommits() {

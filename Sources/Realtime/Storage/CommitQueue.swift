@@ -8,6 +8,10 @@ import Foundation
 /// The server sends a move's diff only once its ticket is reported, so a diff
 /// never shows a move that a crash could take back.
 ///
+/// A game the store refuses (its id taken, or, with a fence, another node owns it) is not a
+/// failure: the rest of its batch is durable, and `onCommitted` carries the `WriteOutcome`
+/// that names the refused games, for the owner to deal with.
+///
 /// Failure stops the queue until its owner says it has dealt with it: when a write
 /// throws (a full disk, a read-only directory), `onFailure` reports the tickets of that
 /// batch, and every batch submitted after it is refused and reported the same way
@@ -20,9 +24,11 @@ import Foundation
 public final class CommitQueue: Sendable {
     private let worker: CommitWorker
 
+    /// A queue whose owner learns, with each committed ticket, which games of the written
+    /// batches were refused.
     public init(
         store: any GameStore,
-        onCommitted: @escaping @Sendable (UInt64) -> Void,
+        onCommitted: @escaping @Sendable (UInt64, WriteOutcome) -> Void,
         onFailure: @escaping @Sendable (ClosedRange<UInt64>, any Error) -> Void
     ) {
         worker = CommitWorker(store: store, onCommitted: onCommitted, onFailure: onFailure)
@@ -36,6 +42,15 @@ public final class CommitQueue: Sendable {
         }
         thread.name = "boardcast-commit"
         thread.start()
+    }
+
+    /// A queue whose owner never has games refused (it marks no game new and sets no fence).
+    public convenience init(
+        store: any GameStore,
+        onCommitted: @escaping @Sendable (UInt64) -> Void,
+        onFailure: @escaping @Sendable (ClosedRange<UInt64>, any Error) -> Void
+    ) {
+        self.init(store: store, onCommitted: { ticket, _ in onCommitted(ticket) }, onFailure: onFailure)
     }
 
     deinit {
@@ -90,7 +105,7 @@ public enum CommitQueueError: Error, CustomStringConvertible {
 // `store` and the callbacks are Sendable and immutable.
 private final class CommitWorker: @unchecked Sendable {
     private let store: any GameStore
-    private let onCommitted: @Sendable (UInt64) -> Void
+    private let onCommitted: @Sendable (UInt64, WriteOutcome) -> Void
     private let onFailure: @Sendable (ClosedRange<UInt64>, any Error) -> Void
 
     /// A pthread mutex and condition underneath, which ThreadSanitizer understands.
@@ -114,7 +129,7 @@ private final class CommitWorker: @unchecked Sendable {
 
     init(
         store: any GameStore,
-        onCommitted: @escaping @Sendable (UInt64) -> Void,
+        onCommitted: @escaping @Sendable (UInt64, WriteOutcome) -> Void,
         onFailure: @escaping @Sendable (ClosedRange<UInt64>, any Error) -> Void
     ) {
         self.store = store
@@ -198,8 +213,9 @@ private final class CommitWorker: @unchecked Sendable {
             condition.unlock()
 
             var failed: (any Error)?
+            var outcome = WriteOutcome()
             do {
-                try store.write(batch)
+                outcome = try store.write(batch)
             } catch {
                 failed = error
             }
@@ -224,7 +240,7 @@ private final class CommitWorker: @unchecked Sendable {
                 lastDurable = ticket
                 lastError = nil
                 condition.unlock()
-                onCommitted(ticket)
+                onCommitted(ticket, outcome)
                 condition.lock()
                 lastReported = max(lastReported, ticket)
             }

@@ -85,6 +85,9 @@ public struct StoredChat: Sendable, Equatable {
 }
 
 /// One group commit: new games and commands, and the new summary rows of the games they touch.
+///
+/// A store writes a batch in one transaction, game by game: a game it refuses (see
+/// `WriteOutcome`) has none of its rows written, and every other game's rows are.
 public struct StoreBatch: Sendable, Equatable {
     public var games: [StoredGame] = []
     public var commands: [StoredCommand] = []
@@ -92,30 +95,79 @@ public struct StoreBatch: Sendable, Equatable {
     public var winnableSeedsAdded: [WinnableSeed] = []
     /// Pool seeds dealt: never dealt twice.
     public var winnableSeedsTaken: [WinnableSeed] = []
-    /// Games created by this batch: storage refuses one whose id is taken (`StoreRefusal.idTaken`).
-    public var newGames: [String] = []
-    /// Chat lines said.
+    /// Ids of games created by this batch. A new game whose id is already stored is refused
+    /// (`.idTaken`): the store, not a read before each create, keeps ids unique.
+    public var newGames: Set<String> = []
+    /// Joins and watches: each raises its game's `touched` time (retention) to at least `time`.
+    public var touches: [GameTouch] = []
+    /// Chat lines said (PROTOCOL section 15), written with their game's rows (refused with them).
     public var chat: [StoredChat] = []
+    /// The writing node and the epochs it holds, checked in the write's transaction by a store
+    /// shared by nodes; nil writes without looking at owners (one node, SQLite).
+    public var fence: StoreFence?
 
     public init(games: [StoredGame] = [], commands: [StoredCommand] = [], winnableSeedsAdded: [WinnableSeed] = [],
-                winnableSeedsTaken: [WinnableSeed] = []) {
+                winnableSeedsTaken: [WinnableSeed] = [], newGames: Set<String> = [], touches: [GameTouch] = [],
+                fence: StoreFence? = nil) {
         self.games = games
         self.commands = commands
         self.winnableSeedsAdded = winnableSeedsAdded
         self.winnableSeedsTaken = winnableSeedsTaken
+        self.newGames = newGames
+        self.touches = touches
+        self.fence = fence
     }
 
     public var isEmpty: Bool {
-        games.isEmpty && commands.isEmpty && winnableSeedsAdded.isEmpty && winnableSeedsTaken.isEmpty && chat.isEmpty
+        games.isEmpty && commands.isEmpty && winnableSeedsAdded.isEmpty && winnableSeedsTaken.isEmpty
+            && touches.isEmpty && chat.isEmpty
     }
 
+    /// Adds a later batch (group commit). A game's epoch already in the fence is kept: a row is
+    /// never written under an epoch newer than the one it was made under, so a node that gave a game
+    /// up and took it back between two batches sees that game refused rather than written twice.
     public mutating func append(_ other: StoreBatch) {
         games.append(contentsOf: other.games)
         commands.append(contentsOf: other.commands)
         winnableSeedsAdded.append(contentsOf: other.winnableSeedsAdded)
         winnableSeedsTaken.append(contentsOf: other.winnableSeedsTaken)
-        newGames.append(contentsOf: other.newGames)
+        newGames.formUnion(other.newGames)
+        touches.append(contentsOf: other.touches)
         chat.append(contentsOf: other.chat)
+        if let later = other.fence {
+            if var fence {
+                precondition(fence.node == later.node, "one commit queue carries one node's batches")
+                fence.epochs.merge(later.epochs) { earlier, _ in earlier }
+                self.fence = fence
+            } else {
+                fence = later
+            }
+        }
+    }
+}
+
+/// A join or watch of a game at `time` (seconds since the Unix epoch), for retention.
+public struct GameTouch: Sendable, Equatable {
+    public var game: String
+    public var time: Double
+
+    public init(game: String, time: Double) {
+        self.game = game
+        self.time = time
+    }
+}
+
+/// What `GameStore.usage()` reports for `/metrics`.
+public struct StorageUsage: Sendable, Equatable {
+    /// Games stored, resting or live.
+    public var games: Int
+    /// Bytes the store takes: the database file and its WAL (SQLite), its tables with their
+    /// indexes (PostgreSQL).
+    public var bytes: Int64
+
+    public init(games: Int, bytes: Int64) {
+        self.games = games
+        self.bytes = bytes
     }
 }
 
@@ -132,10 +184,12 @@ public struct WinnableSeed: Sendable, Hashable {
 
 /// Where games live between restarts. `write` is called from one writer thread,
 /// reads from the loading threads and, briefly, the service thread: implementations
-/// must be safe for that.
+/// must be safe for that. Every call blocks until the store has answered.
 public protocol GameStore: Sendable {
     /// One game's summary row, for loading a game on first use.
     func game(id: String) throws -> StoredGame?
+    /// Every summary row, oldest first (tests and tools: it grows with the stored games).
+    func games() throws -> [StoredGame]
     /// The summary rows of games with activity at or after `time` (live at start-up).
     func games(updatedSince time: Double) throws -> [StoredGame]
     /// Summary rows, newest activity first, filtered (for `/api/games` past the live lobby).
@@ -149,14 +203,28 @@ public protocol GameStore: Sendable {
     /// The command of `game` sent with client id `clientID` (JSON text, as stored), if any:
     /// at-most-once across restarts without keeping every id in memory.
     func command(game: String, clientID: String) throws -> StoredCommand?
-    /// Writes the whole batch in one transaction (upserting game rows), durable on return.
-    func write(_ batch: StoreBatch) throws
+    /// Writes the batch in one transaction (upserting game rows), durable on return, except the
+    /// rows of the games it refuses, which the outcome lists. A batch the store cannot write as a
+    /// whole (a command for a game with no row, a seq already stored, a lost connection) throws
+    /// and writes nothing.
+    @discardableResult
+    func write(_ batch: StoreBatch) throws -> WriteOutcome
     /// The pool of proven seeds not dealt yet.
     func winnableSeeds() throws -> [WinnableSeed]
     /// The last `limit` chat lines of a game, in the order they were said.
     func recentChat(game: String, limit: Int) throws -> [StoredChat]
     /// A game's chat lines said at seq `after` + 1 through `through`, in order (a replay's), at most `limit`.
     func chat(game: String, after: Int, through: Int, limit: Int) throws -> [StoredChat]
+    /// A value kept with the games (a cluster node's code).
+    func meta(_ key: String) throws -> String?
+    func setMeta(_ key: String, _ value: String) throws
+    /// Deletes, in one transaction, up to `limit` games whose `touched` time is before `before`,
+    /// with their commands; returns their ids. Oldest first; cost grows with `limit`, not the table.
+    func deleteUntouched(before: Double, limit: Int) throws -> [String]
+    /// How many games are stored and the bytes they take, for `/metrics`.
+    func usage() throws -> StorageUsage
+    /// Ends the store's connections (and for SQLite releases the data directory). Calls after this throw.
+    func close() throws
 }
 
 extension GameStore {

@@ -186,7 +186,6 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
-    /// A value kept with the games (the cluster node code of this data directory).
     public func meta(_ key: String) throws -> String? {
         try database.read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
     }
@@ -217,41 +216,88 @@ public final class SQLiteGameStore: GameStore {
     /// One transaction: game rows upserted (the last row of a game in the batch wins),
     /// then commands inserted. A command whose (game, seq) is already stored, or whose
     /// game has no row, fails the whole batch: both mean the caller lost track of a game.
-    public func write(_ batch: StoreBatch) throws {
-        guard !batch.isEmpty else { return }
-        try database.write { db in
+    /// A created game whose id is stored is refused; the fence is ignored (one writer per file).
+    @discardableResult
+    public func write(_ batch: StoreBatch) throws -> WriteOutcome {
+        guard !batch.isEmpty else { return WriteOutcome() }
+        return try database.write { db in
+            let plan = try BatchPlan(batch, stored: try storedIDs(db, among: BatchPlan.createdIDs(of: batch)), owners: nil)
+            // `touched` starts at the row's activity and only grows: a join may have raised it past `updated`.
             let upsert = try db.cachedStatement(sql: """
-                INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq, touched)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, options = excluded.options,
                     token_hash = excluded.token_hash, created = excluded.created, updated = excluded.updated,
-                    status = excluded.status, seq = excluded.seq
+                    status = excluded.status, seq = excluded.seq, touched = max(touched, excluded.touched)
                 """)
-            for game in Self.lastRowPerGame(batch.games) {
+            for game in plan.newGames + plan.updatedGames {
                 try upsert.execute(arguments: [
                     game.id, game.kind, game.options.encoded, game.tokenHash,
-                    game.created, game.updated, game.status, game.seq,
+                    game.created, game.updated, game.status, game.seq, game.updated,
                 ])
             }
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO command (game, seq, command, player, client_id, time, diff) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-            for command in batch.commands {
+            for command in plan.commands {
                 try insert.execute(arguments: [
                     command.game, command.seq, command.command.encoded, command.player, command.clientID, command.time,
                     command.diff,
                 ])
             }
-            if !batch.winnableSeedsAdded.isEmpty {
+            if !plan.seedsAdded.isEmpty {
                 let add = try db.cachedStatement(sql: "INSERT OR IGNORE INTO winnable_seed (draw, seed) VALUES (?, ?)")
-                for seed in batch.winnableSeedsAdded { try add.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
+                for seed in plan.seedsAdded { try add.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
             }
-            if !batch.winnableSeedsTaken.isEmpty {
+            if !plan.seedsTaken.isEmpty {
                 let take = try db.cachedStatement(sql: "DELETE FROM winnable_seed WHERE draw = ? AND seed = ?")
-                for seed in batch.winnableSeedsTaken { try take.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
+                for seed in plan.seedsTaken { try take.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
             }
-            try Self.insertChat(batch.chat, db)
+            if !plan.touches.isEmpty {
+                let touch = try db.cachedStatement(sql: "UPDATE game SET touched = max(touched, ?) WHERE id = ?")
+                for entry in plan.touches { try touch.execute(arguments: [entry.time, entry.game]) }
+            }
+            try Self.insertChat(plan.chat, db)
+            return plan.outcome
         }
+    }
+
+    private func storedIDs(_ db: GRDB.Database, among ids: [String]) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let lookup = try db.cachedStatement(sql: "SELECT 1 FROM game WHERE id = ?")
+        return try Set(ids.filter { try Bool.fetchOne(lookup, arguments: [$0]) != nil })
+    }
+
+    public func deleteUntouched(before time: Double, limit: Int) throws -> [String] {
+        guard limit > 0 else { return [] }
+        return try database.write { db in
+            // game_touched makes this a range scan of `limit` entries; each game's commands are a
+            // range of command's primary key.
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM game WHERE touched < ? ORDER BY touched, id LIMIT ?", arguments: [time, limit])
+            let commands = try db.cachedStatement(sql: "DELETE FROM command WHERE game = ?")
+            let chat = try db.cachedStatement(sql: "DELETE FROM chat WHERE game = ?")
+            let game = try db.cachedStatement(sql: "DELETE FROM game WHERE id = ?")
+            for id in ids {
+                try commands.execute(arguments: [id])
+                try chat.execute(arguments: [id])
+                try game.execute(arguments: [id])
+            }
+            return ids
+        }
+    }
+
+    public func usage() throws -> StorageUsage {
+        let (games, pages) = try database.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM game") ?? 0,
+             try Int64.fetchOne(db, sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()") ?? 0)
+        }
+        guard path != ":memory:" else { return StorageUsage(games: games, bytes: pages) }
+        let bytes = [path, path + "-wal"].reduce(Int64(0)) { total, file in
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+        return StorageUsage(games: games, bytes: bytes)
     }
 
     // MARK: Schema
@@ -310,7 +356,17 @@ public final class SQLiteGameStore: GameStore {
         migrator.registerMigration("v4-meta") { db in
             try db.execute(sql: "CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) STRICT")
         }
-        migrator.registerMigration("v5-chat") { db in try Self.chatMigration(db) }
+        // Retention (--retain-days): the later of a game's last command and its last join or watch,
+        // indexed so the oldest are found without reading the table.
+        migrator.registerMigration("v5-touched") { db in
+            try db.execute(sql: """
+                ALTER TABLE game ADD COLUMN touched REAL NOT NULL DEFAULT 0;
+                UPDATE game SET touched = updated;
+                CREATE INDEX game_touched ON game (touched);
+                """)
+        }
+        // Chat (PROTOCOL section 15), kept with its game.
+        migrator.registerMigration("v6-chat") { db in try Self.chatMigration(db) }
         return migrator
     }
 
@@ -337,13 +393,6 @@ public final class SQLiteGameStore: GameStore {
         } catch {
             throw StorageError.damaged(path: path, detail: "the \(what) is not JSON: \(error)")
         }
-    }
-
-    private static func lastRowPerGame(_ games: [StoredGame]) -> [StoredGame] {
-        guard games.count > 1 else { return games }
-        var latest: [String: Int] = [:]
-        for (i, game) in games.enumerated() { latest[game.id] = i }
-        return games.indices.filter { latest[games[$0].id] == $0 }.map { games[$0] }
     }
 
     // MARK: Opening safely
