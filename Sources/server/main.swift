@@ -17,6 +17,9 @@ struct Server: ParsableCommand {
     @Option(help: "Directory for the game database, or :memory: to keep nothing.")
     var data = "./data"
 
+    @Option(help: "postgresql://USER[:PASSWORD]@HOST:PORT/DB (or postgres://): keep games in this PostgreSQL database instead of --data; every node started with the same --store (and --redis) shares every game, so games outlive the node that made them.")
+    var store: String?
+
     @Option(help: "Folder of the browser client served at /.")
     var web = "./web-static"
 
@@ -50,6 +53,11 @@ struct Server: ParsableCommand {
             throw ValidationError("--node must be a name without spaces or |")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        if let store {
+            guard case .postgres = try? StoreLocation.parse(store) else {
+                throw ValidationError("--store takes postgresql://USER[:PASSWORD]@HOST:PORT/DB (or postgres://)")
+            }
+        }
     }
 
     func run() throws {
@@ -68,6 +76,7 @@ struct Server: ParsableCommand {
             options.redis = redis
             options.node = node
             options.leaseSeconds = lease
+            options.store = store
             server = try BoardcastServer(options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

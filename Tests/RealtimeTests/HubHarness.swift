@@ -156,6 +156,16 @@ final class HubHarness {
             return .listing(token: token, games: games)
         case .chat(let token, let game, let through):
             return .chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through, limit: 10_000)) ?? [])
+        case .acquire(let game, let node, _):
+            switch GameLoader.load(game, from: store, windowSize: 128, asOf: now.unixTime) {
+            case .loaded(let loaded): return .acquired(game: game, .loaded(loaded, GameOwnership(node: node, epoch: 1)))
+            case .notFound: return .acquired(game: game, .notFound)
+            case .failed(let why): return .acquired(game: game, .failed(why))
+            }
+        case .release:
+            return .ownerships(token: 0, [:])
+        case .ownerships(let token, _):
+            return .ownerships(token: token, [:])
         }
     }
 

@@ -42,3 +42,26 @@ def start_server():
             if code != 0:
                 failures.append(f"exit {code}:\n{process.output()}")
     assert not failures, failures
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One private PostgreSQL for the session; each test takes a database of its own."""
+    from e2e_postgres import Postgres
+    server = Postgres().init().start()
+    yield server
+    server.remove()
+
+
+@pytest.fixture
+def store(postgres_server):
+    """A fresh database on the session's PostgreSQL: its `--store` URL."""
+    return postgres_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request):
+    """The durability suite runs on both stores: the server's extra arguments for each."""
+    if request.param == "sqlite":
+        return ()
+    return ("--store", request.getfixturevalue("postgres_server").create_database())

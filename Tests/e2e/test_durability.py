@@ -14,10 +14,10 @@ TOTAL_MOVES = 500
 KILL_AFTER = 300  # acknowledged moves, over all three games
 
 
-def test_kill_9_during_a_stream_of_500_moves(start_server, tmp_path):
+def test_kill_9_during_a_stream_of_500_moves(start_server, tmp_path, backend):
     data = tmp_path / "data"
     data.mkdir()
-    server = start_server(data=data)
+    server = start_server(data=data, extra_args=backend)
 
     async def stream():
         setups = [("klondike", {"draw": 1, "seed": 101}, klondike_taps),
@@ -53,7 +53,7 @@ def test_kill_9_during_a_stream_of_500_moves(start_server, tmp_path):
     assert sum(len(s.acked) for s in streamers) >= KILL_AFTER
     assert all(s.acked for s in streamers), "every game had acknowledged moves"
 
-    restarted = start_server(data=data)
+    restarted = start_server(data=data, extra_args=backend)
 
     async def verify():
         for game, streamer in zip(games, streamers):
@@ -107,10 +107,10 @@ def test_kill_9_during_a_stream_of_500_moves(start_server, tmp_path):
     run(verify(), timeout=60)
 
 
-def test_restart_then_resume_with_since_and_resent_id(start_server, tmp_path):
+def test_restart_then_resume_with_since_and_resent_id(start_server, tmp_path, backend):
     data = tmp_path / "data"
     data.mkdir()
-    first = start_server(data=data)
+    first = start_server(data=data, extra_args=backend)
 
     async def play():
         player = await Client.connect(first.ws(), "p1")
@@ -130,7 +130,7 @@ def test_restart_then_resume_with_since_and_resent_id(start_server, tmp_path):
 
     created, states, acks, plane_created = run(play())
     assert first.terminate() == 0
-    second = start_server(data=data)
+    second = start_server(data=data, extra_args=backend)
 
     async def resume():
         game, token = created["game"], created["token"]
@@ -182,10 +182,10 @@ def test_damaged_database_stops_the_server_at_start(start_server, tmp_path):
     assert "boardcast.sqlite" in output, f"the message must name the file:\n{output}"
 
 
-def test_a_created_game_survives_kill_9_at_once(start_server, tmp_path):
+def test_a_created_game_survives_kill_9_at_once(start_server, tmp_path, backend):
     data = tmp_path / "data"
     data.mkdir()
-    server = start_server(data=data)
+    server = start_server(data=data, extra_args=backend)
 
     async def create():
         client = await Client.connect(server.ws())
@@ -193,7 +193,7 @@ def test_a_created_game_survives_kill_9_at_once(start_server, tmp_path):
         server.kill()  # the token was sent: the game must be stored already
         return reply.one("created")
     created = run(create())
-    restarted = start_server(data=data)
+    restarted = start_server(data=data, extra_args=backend)
 
     async def rejoin():
         client = await Client.connect(restarted.ws())

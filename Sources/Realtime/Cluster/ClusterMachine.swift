@@ -17,6 +17,9 @@ enum ClusterEvent: Sendable {
     case codeFound(code: String, node: String?, linkFailed: Bool)
     /// Another process took this node's name: it must not apply commands any more.
     case fenced
+    /// This node's lease had run out before it renewed it (it was paused or cut off): another
+    /// node may have taken its games over.
+    case leaseLapsed
 }
 
 /// What a cluster node asks of Redis; the cluster driver in the shell carries it out.
@@ -39,8 +42,9 @@ enum ClusterAction: Sendable, Equatable {
 /// one remote audience; nothing below this type knows Redis.
 final class ClusterMachine {
     let identity: ClusterIdentity
-    /// Game ids start with their owner's code (each node keeps its own storage).
-    let idsNameOwner = true
+    /// Game ids start with their owner's code (each node keeps its own storage), unless the
+    /// nodes share one store, where owners are recorded and move.
+    var idsNameOwner: Bool { !nodes.sharesStore }
     private let sessions: SessionTable
     private var nodes: NodeDirectory
     private let feeds: RemoteFeeds
@@ -53,11 +57,14 @@ final class ClusterMachine {
     private var fenced = false
     private var lastRound = Instant.distantPast
     private var published = 0
+    /// Games this node is taking over (their owner is gone), so each is claimed once.
+    private var takingOver: Set<String> = []
+    private(set) var takeovers = 0
 
-    init(identity: ClusterIdentity, sessions: SessionTable) {
+    init(identity: ClusterIdentity, sessions: SessionTable, sharesStore: Bool) {
         self.identity = identity
         self.sessions = sessions
-        nodes = NodeDirectory(identity: identity)
+        nodes = NodeDirectory(identity: identity, sharesStore: sharesStore)
         feeds = RemoteFeeds(node: identity.node, sessions: sessions)
         owned = RemoteSessions(sessions: sessions)
     }
@@ -87,7 +94,17 @@ final class ClusterMachine {
         case leaveLocalGame(ConnectionID)
         case lobbies([String: [LobbyEntry]])
         case refuseCommands(ProtocolError?)
+        /// Claim a game whose owner is gone (a store shared by nodes), for its members here.
+        case takeOver(String)
+        /// Admit a connection to a game of this node without a word to its client: it was a
+        /// member through the game's old owner and has seen the state as of the join's `since`.
+        case admitQuietly(ConnectionID, JSON)
+        /// Ask the store which of this node's live games it still owns.
+        case verifyOwnership
     }
+
+    /// Which owners a claim may take a game from now.
+    var takeoverPolicy: TakeoverPolicy { nodes.takeoverPolicy }
 
     // MARK: Routing a local connection's request
 
@@ -114,6 +131,11 @@ final class ClusterMachine {
                 codeWaiters[code, default: []].append(id)
                 return .elsewhere
             case .node(let owner):
+                if nodes.sharesStore, nodes.isGone(owner), nodes.takeoverPolicy.allows(takingFrom: owner) {
+                    // Its owner is gone: this node claims the game from the store and serves it.
+                    nodes.forgetOwner(of: game)
+                    return .here
+                }
                 feeds.clientRejoins(id)
                 forward(id, request, to: owner, game: game, now: now, into: &effects)
                 return .elsewhere
@@ -178,10 +200,6 @@ final class ClusterMachine {
         }
     }
 
-    func loaded(_ game: String, found: Bool, into effects: inout Effects) {}
-
-    func rested(_ game: String, into effects: inout Effects) {}
-
     // MARK: Events
 
     func receive(_ event: ClusterEvent, now: Instant, into effects: inout Effects) -> [LocalRequest] {
@@ -189,6 +207,7 @@ final class ClusterMachine {
         case .link(let up):
             guard linkUp != up else { return [] }
             linkUp = up
+            if !up { nodes.linkWentDown() }
             if up {
                 nodes.linkCameUp(now: now)
                 // Broadcasts may have been missed while the link was down: every remote member catches up.
@@ -224,6 +243,10 @@ final class ClusterMachine {
             effects.log(.critical, "another process took this node's name: it stops applying commands for its games",
                         ["node": identity.node])
             return [.refuseCommands(.unavailable("this node no longer owns games: another process took its name"))]
+        case .leaseLapsed:
+            guard nodes.sharesStore else { return [] }
+            effects.log(.warning, "this node's lease had run out: checking which of its games it still owns")
+            return [.verifyOwnership]
         }
     }
 
@@ -310,6 +333,16 @@ final class ClusterMachine {
             effects.log(.notice, "a node's lease ran out: its connections' sessions here end", ["node": node])
         }
         for id in owned.sessions(of: changes.dead) { requests.append(.closed(id)) }
+        if nodes.sharesStore {
+            // Games whose owner is gone, with members here: claimed from the store (one node wins;
+            // the others learn it and send their members' requests there).
+            let policy = nodes.takeoverPolicy
+            let orphans = feeds.games { owner in !nodes.isAlive(owner) && policy.allows(takingFrom: owner) }
+            for game in orphans.subtracting(takingOver).sorted() {
+                takingOver.insert(game)
+                requests.append(.takeOver(game))
+            }
+        }
         for (_, pending) in apiRequests.takeAll(where: { now > $0.deadline }) {
             effects.append(.respond(pending.request, .text(503, "the node that owns this game cannot be reached now\n")))
         }
@@ -365,6 +398,54 @@ final class ClusterMachine {
         case .respond(let request, _): return RemoteSessions.isRemoteHTTP(request)
         default: return false
         }
+    }
+}
+
+
+extension ClusterMachine {
+    // MARK: Owners changing (a store shared by nodes, PROTOCOL 11.1)
+
+    /// This node claimed a game (a load, or a takeover): its members here that went through the
+    /// game's old owner become members of the room here. Returns their joins, to admit quietly.
+    func acquired(_ game: String, _ ownership: GameOwnership, into effects: inout Effects) -> [LocalRequest] {
+        nodes.learn(owner: ownership, of: game)
+        if takingOver.remove(game) != nil {
+            takeovers += 1
+            effects.log(.notice, "took a game over from its gone owner", ["game": game, "epoch": "\(ownership.epoch)"])
+        }
+        return feeds.takeMembers(of: game, into: &effects).map { .admitQuietly($0.0, $0.1) }
+    }
+
+    /// The store says another node owns a game: requests for it go there, and members here
+    /// that went through another owner catch up through this one.
+    func learned(_ game: String, owner: GameOwnership, now: Instant, into effects: inout Effects) {
+        takingOver.remove(game)
+        nodes.learn(owner: owner, of: game)
+        guard let node = owner.node, node != identity.node else { return }
+        for id in feeds.repoint(game, to: node) { resync(id, now: now, into: &effects) }
+    }
+
+    /// A claim could not be made (the store could not be reached): the next look tries again.
+    func claimFailed(_ game: String) { takingOver.remove(game) }
+
+    /// This node lost a game it served (a write refused, a check after its lease ran out):
+    /// its members become members through the game's new owner, caught up from what they saw.
+    func lost(_ game: String, to owner: GameOwnership, members: [(ConnectionID, JSON, Int)], now: Instant,
+              into effects: inout Effects) -> [LocalRequest] {
+        effects.log(.warning, "another node owns a game this node served: its members here go on through it",
+                    ["game": game, "owner": owner.description])
+        nodes.learn(owner: owner, of: game)
+        guard let node = owner.node, node != identity.node else {
+            // Nobody holds it now: claim it again, and the members come back here.
+            for (id, join, seen) in members { feeds.adopt(id, game: game, owner: "", join: join, seen: seen) }
+            takingOver.insert(game)
+            return [.takeOver(game)]
+        }
+        for (id, join, seen) in members {
+            feeds.adopt(id, game: game, owner: node, join: join, seen: seen)
+            resync(id, now: now, into: &effects)
+        }
+        return []
     }
 }
 

@@ -1,11 +1,17 @@
 import Core
 
 /// What a cluster node knows of the others: which are alive (and in which incarnation, so a
-/// restart is noticed), since when a node is missing, and which node owns a game. Ownership
-/// is looked up here and nowhere else: while games are bound to the node that made them, an
-/// id's first two characters name its owner's code.
+/// restart is noticed), which are gone, and which node owns a game. Ownership is looked up
+/// here and nowhere else. While games are bound to the node that made them, an id's first two
+/// characters name its owner's code; with a store shared by the nodes (PROTOCOL 11.1), the
+/// store records owners, and this keeps what it last learned of them.
 struct NodeDirectory {
     let identity: ClusterIdentity
+    /// Owners come from the shared store, not from ids.
+    let sharesStore: Bool
+    /// A shared store's owners as last learned (answers to claims, refused writes), by game.
+    private var owners: [String: GameOwnership] = [:]
+    private var linkUp = false
     /// Game id codes to node names.
     private(set) var codes: [String: String] = [:]
     /// Live nodes and their incarnations, as last read from Redis.
@@ -18,7 +24,13 @@ struct NodeDirectory {
     /// restarted Redis filling up again, not dead nodes.
     private var linkUpSince = Instant.distantPast
 
-    init(identity: ClusterIdentity) { self.identity = identity }
+    init(identity: ClusterIdentity, sharesStore: Bool) {
+        self.identity = identity
+        self.sharesStore = sharesStore
+    }
+
+    /// The most owners remembered: past it the cache starts again (the store knows them all).
+    static let ownerCache = 50_000
 
     /// How long a node's key may stay missing, after our own link came up, before its death is
     /// assumed: Redis restarted empty gets every live node's key back within a round or two.
@@ -35,6 +47,12 @@ struct NodeDirectory {
     }
 
     func owner(of game: String) -> Owner {
+        if sharesStore {
+            // Not known, or known to be this node or a node gone: served here, which claims the
+            // game from the store first (and learns its owner if the claim may not be made).
+            guard GameIDs.isPlausible(game), let owner = owners[game]?.node, owner != identity.node else { return .here }
+            return .node(owner)
+        }
         guard game.utf8.count == GameIDs.length, GameIDs.isPlausible(game) else { return .nobody }
         let code = String(game.prefix(2))
         if code == identity.code { return .here }
@@ -44,6 +62,25 @@ struct NodeDirectory {
 
     mutating func learn(code: String, node: String) { codes[code] = node }
 
+    /// What the shared store said of a game's owner.
+    mutating func learn(owner: GameOwnership, of game: String) {
+        if owners.count >= Self.ownerCache { owners.removeAll(keepingCapacity: true) }
+        owners[game] = owner
+    }
+
+    mutating func forgetOwner(of game: String) { owners[game] = nil }
+
+    func knownOwner(of game: String) -> GameOwnership? { owners[game] }
+
+    /// Which owners a claim may take a game from: none while Redis is down (no game changes
+    /// owner then), none but the nodes whose lease ran out once the link is steady.
+    var takeoverPolicy: TakeoverPolicy {
+        guard linkUp else { return .none }
+        return .except(alive: Set(alive.keys).union(settled ? Set<String>() : Set(known.keys)))
+    }
+
+    private var settled = false
+
     func isAlive(_ node: String) -> Bool { alive[node] != nil }
 
     /// Seen alive once and not alive now.
@@ -51,7 +88,13 @@ struct NodeDirectory {
 
     func wasNeverSeen(_ node: String) -> Bool { known[node] == nil }
 
-    mutating func linkCameUp(now: Instant) { linkUpSince = now }
+    mutating func linkCameUp(now: Instant) {
+        linkUpSince = now
+        linkUp = true
+        settled = false
+    }
+
+    mutating func linkWentDown() { linkUp = false }
 
     /// What changed with a new reading of the cluster.
     struct Changes {
@@ -66,12 +109,17 @@ struct NodeDirectory {
         self.codes = codes
         self.alive = alive
         for (node, incarnation) in alive {
-            if let seen = known[node], seen != incarnation { changes.restarted.insert(node) }
+            if let seen = known[node], seen != incarnation {
+                changes.restarted.insert(node)
+                // A restarted node owns nothing it owned before: its games are in the store.
+                if sharesStore { for (game, owner) in owners where owner.node == node { owners[game] = nil } }
+            }
             known[node] = incarnation
             dead.remove(node)
         }
         // A key missing while our own link has been steady is a node whose lease ran out.
         guard now.since(linkUpSince) >= Self.settling else { return changes }
+        settled = true
         for node in known.keys where alive[node] == nil && !dead.contains(node) {
             dead.insert(node)
             changes.dead.insert(node)

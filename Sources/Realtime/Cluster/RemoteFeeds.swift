@@ -323,6 +323,45 @@ final class RemoteFeeds {
         }.map(\.key).sorted()
     }
 
+    // MARK: Owners changing (a store shared by nodes)
+
+    /// The game moved to another owner: its members here send their requests there from now on.
+    func repoint(_ game: String, to owner: String) -> [ConnectionID] {
+        let members = memberships.filter { $0.value.game == game && $0.value.owner != owner }.map(\.key).sorted()
+        for id in members { memberships[id]?.owner = owner }
+        return members
+    }
+
+    /// This node took the game over: its members here become members of the room here. Returns
+    /// each one's join (with `since` its last seq), to admit it quietly.
+    func takeMembers(of game: String, into effects: inout Effects) -> [(ConnectionID, JSON)] {
+        var taken: [(ConnectionID, JSON)] = []
+        for id in memberships.filter({ $0.value.game == game }).map(\.key).sorted() {
+            guard let membership = memberships[id] else { continue }
+            var since = membership.seq
+            if membership.slot >= 0, let feed = feeds[game] {
+                since = max(since, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? since)
+            }
+            stopReceiving(id, into: &effects)
+            memberships[id] = nil
+            forwards[id] = nil
+            taken.append((id, membership.join.setting("since", to: .int(since)).removing("id").removing("replay")))
+        }
+        dropFeedIfIdle(game, into: &effects)
+        return taken
+    }
+
+    /// A member of a game this node lost (another node holds it now): it becomes a member there,
+    /// caught up through its new owner from what it has seen.
+    func adopt(_ id: ConnectionID, game: String, owner: String, join: JSON, seen: Int) {
+        memberships[id] = Membership(owner: owner, game: game, join: join, audience: "", seq: seen)
+    }
+
+    /// Games whose owner is gone, with members here: to take over (or to learn who did).
+    func games(ownedBy owners: (String) -> Bool) -> Set<String> {
+        Set(memberships.values.filter { owners($0.owner) }.map(\.game))
+    }
+
     /// A client's own join or watch: the replies to it are what it asked for, whatever it had.
     func clientRejoins(_ id: ConnectionID) { memberships[id]?.seq = 0 }
 

@@ -90,7 +90,8 @@ final class Admission {
         leaveGame(id, now: now, into: &effects)
         room.enqueue(.reply(id, ServerMessage.created(game: gameID, token: token).frame))
         admit(id, to: room, asPlayer: true, seat: room.kind == .race ? room.seats.first : nil, since: nil, replay: false,
-              requestID: requestID, isCreation: true, now: now, into: &effects)
+              requestID: requestID, isCreation: true, quiet: false, now: now, into: &effects)
+        sessions.modify(id) { $0.credential = token }
     }
 
     /// A room enters memory (new, loaded or restored); a plane forgets the selections of
@@ -107,8 +108,10 @@ final class Admission {
 
     /// `join` (with a token) or `watch` (without). A resting game is loaded first; the
     /// request waits for it, held in front of anything sent after it.
+    /// `quiet`: a member of the game through its old owner, taken in without a word to its
+    /// client (no `joined`, no state but the diffs after `since`, no chat, no ack).
     func enter(_ id: ConnectionID, _ request: ClientRequest, game gameID: String, token: String?, seat: String?,
-               since: Int?, replay: Bool, now: Instant, into effects: inout Effects) {
+               since: Int?, replay: Bool, quiet: Bool = false, now: Instant, into effects: inout Effects) {
         if durability.isRewinding(gameID) {
             // Being rebuilt after a failed write: answered once it is back as storage has it.
             sessions.holdFirst(id, .request(.request(request), arrival: nil))
@@ -143,18 +146,23 @@ final class Admission {
         }
         leaveGame(id, now: now, into: &effects)
         admit(id, to: room, asPlayer: token != nil, seat: raceSeat, since: since, replay: replay, requestID: request.id,
-              isCreation: false, now: now, into: &effects)
+              isCreation: false, quiet: quiet, now: now, into: &effects)
+        if let token { sessions.modify(id) { $0.credential = token } }
     }
 
     /// A game asked for by a load is in memory (or is not there): returns the connections
     /// that waited for it, to go on with their held requests.
-    func loaded(_ gameID: String, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+    /// `epoch`: with a store shared by nodes, the epoch this node claimed the game at.
+    func loaded(_ gameID: String, _ result: LoadResult, epoch: Int64? = nil, now: Instant,
+                into effects: inout Effects) -> [ConnectionID] {
         let waiters = rooms.takeLoadWaiters(gameID)
         var resumable: [ConnectionID] = []
         switch result {
         case .loaded(let loadedGame):
             let room = rooms[gameID] ?? {
                 let room = GameRoom(loaded: loadedGame, windowSize: config.windowSize, now: now)
+                // Before anything it does is stored: its writes are fenced with this epoch.
+                if let epoch { room.epoch = epoch }
                 adopt(room, now: now, into: &effects)
                 return room
             }()
@@ -164,6 +172,8 @@ final class Admission {
                     if sessions.endWait(id, .gameLoad(gameID)) { resumable.append(id) }
                 case .http(let request):
                     effects.append(.respond(request, .json(room.lobbyEntry.json.encoded)))
+                case .takeover:
+                    break
                 }
             }
         case .notFound, .failed:
@@ -188,6 +198,8 @@ final class Admission {
                     resumable.append(id)
                 case .http(let request):
                     effects.append(.respond(request, .text(error.code == .notFound ? 404 : 503, error.message + "\n")))
+                case .takeover:
+                    break
                 }
             }
         }
@@ -200,7 +212,7 @@ final class Admission {
     /// meanwhile. A delayed spectator is answered at once, not behind the room's outbox: what it
     /// is shown is already durable, and its audience's cursor moves on its own.
     private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, seat: String?, since: Int?, replay: Bool,
-                       requestID: JSON?, isCreation: Bool, now: Instant, into effects: inout Effects) {
+                       requestID: JSON?, isCreation: Bool, quiet: Bool, now: Instant, into effects: inout Effects) {
         guard sessions.isOpen(id) else { return }
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
         let key = room.audienceKey(for: role, seat: seat)
@@ -209,10 +221,12 @@ final class Admission {
         rooms.memberJoined(room)
         rooms.queuePresence(room)
         let seen = room.seq(for: key)
-        var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: requestID,
-                                     isCreation: isCreation, direct: key == .delayed)
-        emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen,
-                                           delay: GameRoom.delay(of: room.options)).frame)
+        var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: quiet ? nil : requestID,
+                                     isCreation: isCreation, direct: key == .delayed, quiet: quiet)
+        if !quiet {
+            emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen,
+                                               delay: GameRoom.delay(of: room.options)).frame)
+        }
         if replay {
             emit(catchUp, room.initialSnapshotFrame(for: key.viewer))
             catchUp.after = 0
@@ -268,7 +282,7 @@ final class Admission {
                 emitChat(&catchUp, through: catchUp.after + offset + 1)
             }
             emitChat(&catchUp, through: .max)
-            if !catchUp.replaying {
+            if !catchUp.replaying && !catchUp.quiet {
                 for line in recentChat(for: session, in: room, now: now) { emit(catchUp, line.frame(game: room.id)) }
             }
             if catchUp.direct {
@@ -379,8 +393,9 @@ final class Admission {
         durability.release(room, now: now, into: &effects)
     }
 
-    /// Takes a connection out of its game; a plane drops the player's selection.
-    func leaveGame(_ id: ConnectionID, now: Instant, into effects: inout Effects) {
+    /// Takes a connection out of its game; a plane drops the player's selection (unless the
+    /// game is being handed to another node, which is not this node's to change).
+    func leaveGame(_ id: ConnectionID, dropSelection drops: Bool = true, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id], let room = session.room else { return }
         if let move = room.members.remove(id, role: session.role, key: session.key, slot: session.recipientSlot) {
             sessions.setSlot(move.id, move.slot)
@@ -389,7 +404,7 @@ final class Admission {
         sessions.leaveRoom(id)
         rooms.queuePresence(room)
         rooms.memberLeft(room)
-        if case .player(let player)? = session.role { dropSelection(of: player, in: room, now: now, into: &effects) }
+        if drops, case .player(let player)? = session.role { dropSelection(of: player, in: room, now: now, into: &effects) }
     }
 
     /// A plane forgets a departed player's selection, as a diff with cause `leave`.

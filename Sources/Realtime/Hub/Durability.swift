@@ -16,8 +16,13 @@ final class Durability {
     /// Games being rebuilt from storage after a failed write.
     private var rewinding: [String: Rewind] = [:]
 
-    init(durable: Bool, sessions: SessionTable, rooms: RoomTable, pending: PendingTable<PendingRequest>) {
+    /// In a store shared by nodes: this node's name, which fences every write with the epochs
+    /// it holds (nil: the store has one writer).
+    let fenceAs: String?
+
+    init(durable: Bool, fenceAs: String?, sessions: SessionTable, rooms: RoomTable, pending: PendingTable<PendingRequest>) {
         self.durable = durable
+        self.fenceAs = fenceAs
         self.sessions = sessions
         self.rooms = rooms
         self.pending = pending
@@ -26,6 +31,8 @@ final class Durability {
     /// Hands a batch to storage under the next ticket; the room's later output waits for it.
     func store(_ batch: StoreBatch, for room: GameRoom?, into effects: inout Effects) {
         guard durable else { return }
+        var batch = batch
+        if let fenceAs { batch.fence = StoreFence(node: fenceAs, epochs: room.map { [$0.id: $0.epoch] } ?? [:]) }
         lastTicket += 1
         room?.noteTicket(lastTicket)
         effects.append(.store(batch, ticket: lastTicket))
@@ -35,28 +42,55 @@ final class Durability {
 
     // MARK: Commits
 
-    /// Every ticket up to `ticket` is durable: what waited for them goes out. Games storage
-    /// refused are first taken back (nothing of theirs was written); returns the connections
-    /// whose held requests may go on.
-    func committed(upTo ticket: UInt64, refused: [String: WriteRefusal], now: Instant, into effects: inout Effects)
-        -> [ConnectionID] {
-        guard ticket > committed else { return [] }
+    /// What a commit came to, beyond the output it released.
+    struct Commit {
+        /// Connections whose held requests may go on.
         var resumable: [ConnectionID] = []
+        /// Games another node owns now (a store shared by nodes refused this node's write),
+        /// taken back and still in memory, with their members: the hub hands them over.
+        var lost: [(room: GameRoom, owner: GameOwnership)] = []
+    }
+
+    /// Every ticket up to `ticket` is durable: what waited for them goes out. Games storage
+    /// refused are first taken back (nothing of theirs was written).
+    func committed(upTo ticket: UInt64, refused: [String: WriteRefusal], now: Instant, into effects: inout Effects)
+        -> Commit {
+        guard ticket > committed else { return Commit() }
+        var commit = Commit()
         for (game, refusal) in refused.sorted(by: { $0.key < $1.key }) {
             guard let room = rooms[game], room.waits(onAnyOf: (committed + 1)...ticket) else { continue }
             let why: String
             switch refusal {
             case .idTaken: why = "its id was taken by another game at the same moment; create it again"
-            case .notOwner: why = "another node took this game over"
+            case .notOwner: why = "another node took this game over; send it again"
             case .noSuchGame: why = "the game is no longer stored"
             }
             effects.log(.warning, "storage refused a game's writes", ["game": game, "why": why])
             let taken = takeBack(room, from: committed + 1, reason: why)
-            resumable += finish(taken, .notFound, now: now, into: &effects)
+            if case .notOwner(let current) = refusal {
+                // Its members stay where they are for the hub to hand over; what they were
+                // told after the refused write is void, and its commands get `unavailable`.
+                commit.resumable += settle(taken, now: now, into: &effects)
+                commit.lost.append((room, current))
+            } else {
+                commit.resumable += finish(taken, .notFound, now: now, into: &effects)
+            }
         }
         committed = ticket
         for room in Array(waitingRooms.values) { release(room, now: now, into: &effects) }
-        return resumable
+        return commit
+    }
+
+    /// A game taken back that stays in memory for now: its refused commands answered
+    /// `unavailable`, its members no longer held.
+    private func settle(_ rewind: Rewind, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+        let lost = ProtocolError.unavailable("this command was not applied: \(rewind.reason)")
+        for (id, requestID) in rewind.failedAcks where sessions.isOpen(id) {
+            effects.append(.countError(.unavailable))
+            effects.send(ServerMessage.error(lost, id: requestID).frame, to: id)
+        }
+        waitingRooms[ObjectIdentifier(rewind.room)] = nil
+        return rewind.members.filter { sessions.endWait($0, .rewind(rewind.room.id)) }
     }
 
     /// The writes of these tickets failed (and every later one, until `resumeStorage`):
@@ -194,6 +228,10 @@ final class Durability {
         var members: [ConnectionID] = []
         /// Joins and watches that arrived meanwhile: answered from the rebuilt game.
         var waiters: [ConnectionID] = []
+        /// Storage could not be read either: the rebuild is tried again then.
+        var retryAt: Instant?
+        /// A try is under way.
+        var retrying = false
 
         mutating func note(_ id: ConnectionID) {
             if !members.contains(id) { members.append(id) }
@@ -240,17 +278,48 @@ final class Durability {
     /// The rebuilt game (or its absence) for a rewind; nil when `game` was not rewinding.
     /// Returns the connections whose held requests may go on.
     func rebuilt(_ game: String, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID]? {
-        guard let rewind = rewinding.removeValue(forKey: game) else { return nil }
+        guard var rewind = rewinding[game] else { return nil }
+        if case .failed(let why) = result {
+            // Storage cannot be read either (it is down): the game stays, its members held, the
+            // lost commands answered now, and the rebuild tried again each second, so play
+            // resumes by itself once storage is back.
+            if rewind.retryAt == nil {
+                effects.log(.warning, "storage cannot be read: the game waits for it", ["game": game, "error": why])
+                answerFailed(rewind, into: &effects)
+                rewind.failedAcks = []
+            }
+            rewind.retryAt = now + Self.rebuildRetry
+            rewind.retrying = false
+            rewinding[game] = rewind
+            return []
+        }
+        rewinding[game] = nil
         return finish(rewind, result, now: now, into: &effects)
     }
 
-    private func finish(_ rewind: Rewind, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID] {
-        let room = rewind.room
+    /// Seconds between tries to rebuild a game while storage cannot be read.
+    static let rebuildRetry = 1.0
+
+    /// Rebuilds that wait for storage and are due again.
+    func retryRebuilds(now: Instant, into effects: inout Effects) {
+        for (game, rewind) in rewinding.sorted(by: { $0.key < $1.key }) {
+            guard let due = rewind.retryAt, due <= now, !rewind.retrying else { continue }
+            rewinding[game]?.retrying = true
+            effects.append(.read(.load(game: game)))
+        }
+    }
+
+    private func answerFailed(_ rewind: Rewind, into effects: inout Effects) {
         let lost = ProtocolError.unavailable("storage failed, so this command was not applied: \(rewind.reason)")
         for (id, requestID) in rewind.failedAcks where sessions.isOpen(id) {
             effects.append(.countError(.unavailable))
             effects.send(ServerMessage.error(lost, id: requestID).frame, to: id)
         }
+    }
+
+    private func finish(_ rewind: Rewind, _ result: LoadResult, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+        let room = rewind.room
+        answerFailed(rewind, into: &effects)
         var resumable: [ConnectionID] = []
         switch result {
         case .loaded(let loadedGame):

@@ -23,6 +23,10 @@ final class GameRoom {
     /// The most recent diff frames; older ones are read from storage.
     private(set) var window: DiffWindow
     private(set) var appliedIDs: AppliedIDs
+    /// In a store shared by nodes: the epoch this node holds the game at, which fences its writes.
+    var epoch: Int64 = 1
+    /// The seq of the last diff that went out to members (what they have all seen live).
+    private(set) var releasedSeq = 0
     var members = RoomMembers()
     /// Set for a game created with a `delay`: what its spectators see, and when.
     private(set) var delayLine: DelayLine?
@@ -94,6 +98,7 @@ final class GameRoom {
         updated = loaded.stored.updated
         // As old as its last stored command: a game loaded only to be looked at rests again soon.
         lastActivity = now + min(0, loaded.stored.updated - now.unixTime)
+        releasedSeq = loaded.seq
         window = DiffWindow(capacity: windowSize)
         appliedIDs = loaded.appliedIDs
         restore(loaded, now: now)
@@ -264,6 +269,7 @@ final class GameRoom {
         while outboxHead < outbox.count, outbox[outboxHead].ticket <= committed {
             let pending = outbox[outboxHead]
             outboxHead += 1
+            if case .viewBroadcast(_, let seq, _) = pending.output { releasedSeq = seq }
             deliver(pending.output, pending.arrival)
         }
         if outboxHead == outbox.count {
@@ -296,6 +302,7 @@ final class GameRoom {
     /// Replaces the game with the one storage holds (after a failed write), keeping the members.
     func rewind(to loaded: LoadedGame, now: Instant) {
         game = loaded.game
+        releasedSeq = loaded.seq
         updated = loaded.stored.updated
         window.removeAll()
         appliedIDs = loaded.appliedIDs

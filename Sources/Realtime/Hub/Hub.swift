@@ -36,6 +36,9 @@ public final class Hub {
         /// Games are stored (`--data DIR`). Without storage (`--data :memory:`) nothing waits
         /// for a commit, and games keep their whole history in memory and never rest.
         public var durable = true
+        /// With a store shared by several nodes (`--store postgresql://...`): this node's name,
+        /// which the store records as the owner of the games it serves and which fences its writes.
+        public var sharedStoreNode: String?
 
         public init() {}
     }
@@ -51,6 +54,8 @@ public final class Hub {
     let admission: Admission
     /// Set when this server is one node of a cluster on Redis.
     let cluster: ClusterMachine?
+    /// Set when the store is shared by nodes: claims, takeovers, hand-overs.
+    let handover: Handover?
     private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending) }
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
 
@@ -63,15 +68,26 @@ public final class Hub {
         self.config = config
         let random = HubRandom(next: random)
         rooms = RoomTable(config: config)
-        durability = Durability(durable: config.durable, sessions: sessions, rooms: rooms, pending: pending)
+        durability = Durability(durable: config.durable, fenceAs: config.sharedStoreNode, sessions: sessions, rooms: rooms,
+                                pending: pending)
         lobby = LobbyFeed(rooms: rooms)
         solver = SolverDesk(config: config, sessions: sessions, pending: pending, random: random, seeds: winnableSeeds)
         play = Play(sessions: sessions, rooms: rooms, durability: durability, pending: pending, solver: solver, lobby: lobby)
         admission = Admission(config: config, sessions: sessions, rooms: rooms, durability: durability, pending: pending,
                               play: play, solver: solver, lobby: lobby, random: random)
         let sessions = self.sessions
-        cluster = identity.map { ClusterMachine(identity: $0, sessions: sessions) }
+        let shared = config.sharedStoreNode != nil
+        let cluster = identity.map { ClusterMachine(identity: $0, sessions: sessions, sharesStore: shared) }
+        self.cluster = cluster
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
+        if let node = config.sharedStoreNode {
+            handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, pending: pending,
+                                lobby: lobby, cluster: cluster)
+            // A game not in memory is claimed from the store before it is served here.
+            rooms.loadRequest = { game in .acquire(game: game, node: node, takeover: cluster?.takeoverPolicy ?? .any) }
+        } else {
+            handover = nil
+        }
     }
 
     // MARK: What the shell may read
@@ -98,7 +114,9 @@ public final class Hub {
             if let cluster, cluster.routeHTTP(request, path: path, now: now, into: &effects) { break }
             api.request(request, path: path, query: query, into: &effects)
         case .committed(let ticket, let refused):
-            resume(durability.committed(upTo: ticket, refused: refused, now: now, into: &effects), now: now, into: &effects)
+            let commit = durability.committed(upTo: ticket, refused: refused, now: now, into: &effects)
+            for (room, owner) in commit.lost { handover?.lose(room, to: owner, now: now, into: &effects) }
+            resume(commit.resumable, now: now, into: &effects)
         case .storageFailed(let tickets, let reason):
             durability.storageFailed(tickets, reason: reason, now: now, into: &effects)
         case .read(let answer): read(answer, now: now, into: &effects)
@@ -229,7 +247,6 @@ public final class Hub {
             let resumable = durability.rebuilt(game, result, now: now, into: &effects)
                 ?? admission.loaded(game, result, now: now, into: &effects)
             if case .loaded = result { lobby.changed() }
-            cluster?.loaded(game, found: rooms[game] != nil, into: &effects)
             resume(resumable, now: now, into: &effects)
         case .history(let token, let frames):
             guard case .history(let catchUp)? = pending.take(token) else { return }
@@ -248,6 +265,12 @@ public final class Hub {
             if admission.replayChat(catchUp, token: token, lines: lines, now: now, into: &effects) {
                 resume([catchUp.connection], now: now, into: &effects)
             }
+        case .acquired(let game, let acquisition):
+            guard let handover else { return }
+            resume(handover.acquired(game, acquisition, now: now, into: &effects), now: now, into: &effects)
+        case .ownerships(let token, let owners):
+            guard case .ownershipCheck? = pending.take(token), let handover else { return }
+            resume(handover.verified(owners, now: now, into: &effects), now: now, into: &effects)
         }
     }
 
@@ -299,8 +322,9 @@ public final class Hub {
         for room in rooms.restingNow(now: now, isBusy: { durability.isRewinding($0.id) }) {
             lobby.changed()
             effects.log(.debug, "game resting", ["game": room.id])
-            cluster?.rested(room.id, into: &effects)
+            handover?.rested(room, into: &effects)
         }
+        durability.retryRebuilds(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
         if let cluster { carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
     }
@@ -331,6 +355,12 @@ public final class Hub {
                 lobby.setRemote(lobbies)
             case .refuseCommands(let refusal):
                 play.refusal = refusal
+            case .takeOver(let game):
+                handover?.takeOver(game, now: now, into: &effects)
+            case .admitQuietly(let id, let join):
+                handover?.admitQuietly(id, join, now: now, into: &effects)
+            case .verifyOwnership:
+                handover?.verify(into: &effects)
             }
         }
     }

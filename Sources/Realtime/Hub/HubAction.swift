@@ -54,6 +54,13 @@ enum StorageRead: Sendable, Equatable {
     case listing(token: UInt64, query: LobbyQuery)
     /// A game's chat up to a seq (a replay shows it with the diffs).
     case chat(token: UInt64, game: String, through: Int)
+    /// A store shared by nodes: claim a game for this node (as the policy allows) and load it;
+    /// the answer is `.acquired`.
+    case acquire(game: String, node: String, takeover: TakeoverPolicy)
+    /// A store shared by nodes: a resting game belongs to nobody (no answer).
+    case release(game: String, node: String, epoch: Int64)
+    /// A store shared by nodes: who owns these games now; the answer is `.ownerships`.
+    case ownerships(token: UInt64, games: [String])
 }
 
 struct HistoryRequest: Sendable, Equatable {

@@ -43,4 +43,7 @@ enum StorageAnswer: Sendable {
     case command(token: UInt64, seq: Int?)
     case listing(token: UInt64, games: [StoredGame]?)
     case chat(token: UInt64, lines: [StoredChat])
+    case acquired(game: String, Acquisition)
+    /// Owners of the games asked about (a game missing from the answer is no longer stored).
+    case ownerships(token: UInt64, [String: GameOwnership])
 }

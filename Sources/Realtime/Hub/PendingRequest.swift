@@ -14,6 +14,8 @@ enum PendingRequest {
     case deal(PendingDeal)
     /// Everyone asking for the hint of one position: one solve answers them all.
     case hint(KlondikePositionKey, askers: [HintAsker])
+    /// Which of this node's live games it still owns (a shared store, after its lease ran out).
+    case ownershipCheck
 
     /// The game it is about, when it is about a live one.
     var room: GameRoom? {
@@ -38,6 +40,8 @@ struct HistoryCatchUp {
     var direct = false
     /// A replay: the chat said along the way, shown after the diff it followed.
     var replaying = false
+    /// Taken in from another owner without a word to the client.
+    var quiet = false
     var chat: [ChatLine] = []
 }
 

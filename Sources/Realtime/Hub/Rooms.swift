@@ -15,11 +15,16 @@ final class RoomTable {
     private var delaying: [String: GameRoom] = [:]
     private var lastRestCheck = Instant.distantPast
 
+    /// What asks storage for a game not in memory: a plain load, or with a shared store a claim first.
+    var loadRequest: (String) -> StorageRead = { .load(game: $0) }
+
     init(config: Hub.Config) { self.config = config }
 
     enum LoadWaiter: Equatable {
         case connection(ConnectionID)
         case http(HTTPRequestID)
+        /// A cluster node taking over a game whose owner is gone, for its members here.
+        case takeover
     }
 
     subscript(id: String) -> GameRoom? { rooms[id] }
@@ -68,7 +73,7 @@ final class RoomTable {
             loading[game]?.append(waiter)
         } else {
             loading[game] = [waiter]
-            effects.append(.read(.load(game: game)))
+            effects.append(.read(loadRequest(game)))
         }
     }
 

@@ -45,6 +45,11 @@ final class SessionTable {
 
     func room(of id: ConnectionID) -> GameRoom? { self[id]?.room }
 
+    /// Every connection in `room`, local or not: a walk over all sessions, for rare events only.
+    func members(of room: GameRoom) -> [ConnectionID] {
+        (local.values + remote.values).filter { $0.room === room }.map(\.id).sorted()
+    }
+
     func join(_ id: ConnectionID, room: GameRoom, role: Role, key: AudienceKey, name: String) {
         modify(id) {
             $0.room = room
@@ -59,6 +64,7 @@ final class SessionTable {
             $0.room = nil
             $0.role = nil
             $0.name = nil
+            $0.credential = nil
             $0.recipientSlot = -1
         }
     }
@@ -126,6 +132,9 @@ struct Session {
     var key: AudienceKey = .spectators
     /// Its name in its game's chat: its player id, or `s1`, `s2`... for a spectator.
     var name: String?
+    /// The token it joined its game with (kept in memory only): to join the game again through
+    /// another node if this one loses the game.
+    var credential: String?
     /// Its index in its room's audience once it receives broadcasts; -1 before.
     var recipientSlot = -1
     var bucket: TokenBucket

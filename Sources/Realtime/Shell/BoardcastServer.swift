@@ -21,7 +21,11 @@ public final class BoardcastServer {
     private let lwsConfig: LWSConfig
     private let hub: Hub
     private let hubConfig: Hub.Config
-    private let store: SQLiteGameStore
+    private let store: any GameStore
+    /// The store again when several nodes share it (PostgreSQL): claims, releases, owners.
+    private let sharedStore: (any SharedGameStore)?
+    /// The store again when it is this node's SQLite file: its background integrity check.
+    private let sqlite: SQLiteGameStore?
     private let commits: CommitQueue
     private let inbox = LockedBox<[InboxItem]>([])
     private let clock = ServiceClock()
@@ -56,7 +60,22 @@ public final class BoardcastServer {
         lws = LWSContext(config: lwsConfig)
         self.lwsConfig = lwsConfig
         keepalive = KeepaliveWheel(intervalSeconds: options.pingInterval)
-        let store = options.data == ":memory:" ? try SQLiteGameStore.inMemory() : try SQLiteGameStore(directory: options.data)
+        let store: any GameStore
+        switch try StoreLocation.parse(options.store ?? options.data) {
+        case .sqlite(let directory):
+            sqlite = try SQLiteGameStore(directory: directory)
+            store = sqlite!
+            sharedStore = nil
+        case .sqliteInMemory:
+            sqlite = try SQLiteGameStore.inMemory()
+            store = sqlite!
+            sharedStore = nil
+        case .postgres(let configuration):
+            let postgres = try PostgresGameStore(configuration: configuration)
+            store = postgres
+            sharedStore = postgres
+            sqlite = nil
+        }
         self.store = store
         let inbox = self.inbox
         let waker = lws.waker
@@ -72,7 +91,9 @@ public final class BoardcastServer {
             })
         var config = Hub.Config()
         config.idleSeconds = options.idleSeconds
-        if options.data == ":memory:" {
+        let node = options.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        if sharedStore != nil { config.sharedStoreNode = node }
+        if options.store == nil && options.data == ":memory:" {
             // Nothing is kept: no game waits for a commit, none can rest (it would be lost), and
             // every diff stays in memory for `since`.
             config.durable = false
@@ -82,8 +103,8 @@ public final class BoardcastServer {
         hubConfig = config
         if let url = options.redis {
             let address = try RedisAddress.parse(url)
-            let node = options.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-            let code = try ClusterDriver.claimNodeCode(node: node, store: store, redis: address)
+            // With a shared store, owners are recorded there: ids need no owner's code.
+            let code = sharedStore != nil ? "" : try ClusterDriver.claimNodeCode(node: node, store: store, redis: address)
             redisAddress = address
             identity = ClusterIdentity(node: node, code: code, leaseSeconds: options.leaseSeconds)
         } else {
@@ -99,6 +120,8 @@ public final class BoardcastServer {
     /// Loads the games that were live when the server stopped (a command within `--idle`
     /// seconds): the others rest in storage, so start-up does not grow with stored games.
     private func restoreLiveGames() throws {
+        // A shared store's games belong to whichever node is asked for them: none is loaded ahead.
+        guard sharedStore == nil else { return }
         let started = ContinuousClock.now
         let now = clock.now
         let live = try store.games(updatedSince: now.unixTime - options.idleSeconds)
@@ -135,8 +158,7 @@ public final class BoardcastServer {
             logger.info("cluster node", metadata: ["node": "\(identity.node)", "code": "\(identity.code)",
                                                    "redis": "\(redisAddress.host):\(redisAddress.port)"])
         }
-        if store.integrityCheckDeferred {
-            let store = self.store
+        if let store = sqlite, store.integrityCheckDeferred {
             read { .integrity((try? store.integrityProblems()) ?? ["the integrity check could not read the file"]) }
         }
         while !(stopping && keepalive.count == 0) {
@@ -274,6 +296,25 @@ public final class BoardcastServer {
         case .chat(let token, let game, let through):
             read { .event(.read(.chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through,
                                                                              limit: Self.replayChatLimit)) ?? []))) }
+        case .acquire(let game, let node, let takeover):
+            guard let shared = sharedStore else { return }
+            metrics.gamesLoaded.increment()
+            let window = hubConfig.windowSize
+            let asOf = clock.now.unixTime
+            read {
+                .event(.read(.acquired(game: game, GameLoader.acquire(game, from: shared, node: node, takeover: takeover,
+                                                                       windowSize: window, asOf: asOf))))
+            }
+        case .release(let game, let node, let epoch):
+            guard let shared = sharedStore else { return }
+            readers.async { _ = try? shared.release(game: game, node: node, epoch: epoch) }
+        case .ownerships(let token, let games):
+            guard let shared = sharedStore else { return }
+            read {
+                var owners: [String: GameOwnership] = [:]
+                for game in games { if let owner = try? shared.ownership(of: game) { owners[game] = owner } }
+                return .event(.read(.ownerships(token: token, owners)))
+            }
         }
     }
 

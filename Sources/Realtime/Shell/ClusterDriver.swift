@@ -97,12 +97,18 @@ final class ClusterDriver {
         return redis.call('PUBLISH', KEYS[2], ARGV[2])
         """
 
-    /// Renews this node's liveness key only while it still holds this process's incarnation.
+    /// Renews this node's liveness key only while it still holds this process's incarnation:
+    /// 1 renewed, 2 renewed after it had run out (this node was paused or cut off past its
+    /// lease), 0 another process holds the name.
     private static let renewScript = """
         local holder = redis.call('GET', KEYS[1])
-        if holder == false or holder == ARGV[1] then
+        if holder == ARGV[1] then
           redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
           return 1
+        end
+        if holder == false then
+          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+          return 2
         end
         return 0
         """
@@ -114,8 +120,8 @@ final class ClusterDriver {
         let aliveKey = ClusterKeys.alive(identity.node)
         if claimedAlive {
             link.command("EVAL", Self.renewScript, "1", aliveKey, incarnation, lease) { [weak self] reply in
-                guard reply == .integer(0) else { return }
-                self?.deliver(.fenced)
+                if reply == .integer(0) { self?.deliver(.fenced) }
+                if reply == .integer(2) { self?.deliver(.leaseLapsed) }
             }
         } else {
             // A new process takes the name over: an older one still running finds its lease gone and stops.
@@ -159,7 +165,7 @@ final class ClusterDriver {
 
     /// The two characters that start this node's game ids: kept in its data directory, and
     /// claimed in Redis the first time (another node's code is never taken).
-    static func claimNodeCode(node: String, store: SQLiteGameStore, redis: RedisAddress) throws -> String {
+    static func claimNodeCode(node: String, store: any GameStore, redis: RedisAddress) throws -> String {
         if let code = try store.meta("node_code") {
             _ = try? RedisLink.blocking(host: redis.host, port: redis.port, database: redis.database,
                                         [["HSET", ClusterKeys.codes, code, node]])

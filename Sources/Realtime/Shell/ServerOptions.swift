@@ -5,6 +5,9 @@ public struct ServerOptions: Sendable {
     public var port: Int
     /// A directory for the SQLite store, or `:memory:` to keep nothing past the process.
     public var data: String
+    /// `postgresql://USER[:PASSWORD]@HOST:PORT/DB`: keep games in this database, shared by every
+    /// node started with it (PROTOCOL 11.1), instead of `data`.
+    public var store: String?
     public var web: String
     public var pingInterval: Int
     /// Seconds without a member or a command after which a game rests in storage only.

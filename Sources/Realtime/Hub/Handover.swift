@@ -1,0 +1,148 @@
+import Core
+
+/// Games changing hands in a store shared by nodes (PROTOCOL 11.1): claiming a game before it
+/// is served here, taking one over from a gone owner (its members here carry on without a
+/// word to their clients), giving one up when it rests, and handing one over when the store
+/// says another node holds it now (its members here go on through that node).
+final class Handover {
+    /// This node's name, which the store records as owner.
+    let node: String
+    private let sessions: SessionTable
+    private let rooms: RoomTable
+    private let admission: Admission
+    private let pending: PendingTable<PendingRequest>
+    private let lobby: LobbyFeed
+    private weak var cluster: ClusterMachine?
+
+    init(node: String, sessions: SessionTable, rooms: RoomTable, admission: Admission,
+         pending: PendingTable<PendingRequest>, lobby: LobbyFeed, cluster: ClusterMachine?) {
+        self.node = node
+        self.sessions = sessions
+        self.rooms = rooms
+        self.admission = admission
+        self.pending = pending
+        self.lobby = lobby
+        self.cluster = cluster
+    }
+
+    /// What storage answered a claim: the game here (and the members that went through its
+    /// old owner taken in), or the node that holds it. Returns connections whose held requests
+    /// may go on (a waiting join is routed again, to the owner now known).
+    func acquired(_ game: String, _ acquisition: Acquisition, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+        switch acquisition {
+        case .loaded(let loaded, let ownership):
+            let resumable = admission.loaded(game, .loaded(loaded), epoch: ownership.epoch, now: now, into: &effects)
+            guard let room = rooms[game] else { return resumable }
+            room.epoch = ownership.epoch
+            lobby.changed()
+            for request in cluster?.acquired(game, ownership, into: &effects) ?? [] {
+                if case .admitQuietly(let id, let join) = request { admitQuietly(id, join, now: now, into: &effects) }
+            }
+            return resumable
+        case .ownedBy(let owner):
+            cluster?.learned(game, owner: owner, now: now, into: &effects)
+            var resumable: [ConnectionID] = []
+            for waiter in rooms.takeLoadWaiters(game) {
+                switch waiter {
+                case .connection(let id):
+                    if sessions.endWait(id, .gameLoad(game)) { resumable.append(id) }
+                case .http(let request):
+                    if let cluster, cluster.routeHTTP(request, path: "/api/games/" + game, now: now, into: &effects) { continue }
+                    effects.append(.respond(request, .text(503, "the node that owns this game cannot be reached now\n")))
+                case .takeover:
+                    break
+                }
+            }
+            return resumable
+        case .notFound, .failed:
+            cluster?.claimFailed(game)
+            if case .failed = acquisition { effects.log(.error, "a game could not be claimed from the store", ["game": game]) }
+            let result: LoadResult
+            if case .failed(let why) = acquisition { result = .failed(why) } else { result = .notFound }
+            return admission.loaded(game, result, now: now, into: &effects)
+        }
+    }
+
+    /// A connection that was a member through the game's old owner joins the room here as it
+    /// was: its join again, with `since` what it has seen, and nothing shown that it has.
+    func admitQuietly(_ id: ConnectionID, _ join: JSON, now: Instant, into effects: inout Effects) {
+        guard sessions.isOpen(id), case .request(let request) = ClientMessageParser.parse(message: join) else { return }
+        switch request.command {
+        case .join(let game, let token, let since, let seat):
+            admission.enter(id, request, game: game, token: token, seat: seat, since: since, replay: false, quiet: true,
+                            now: now, into: &effects)
+        case .watch(let game, let since, _):
+            admission.enter(id, request, game: game, token: nil, seat: nil, since: since, replay: false, quiet: true,
+                            now: now, into: &effects)
+        default:
+            break
+        }
+    }
+
+    /// Claims a game whose owner is gone, for its members here.
+    func takeOver(_ game: String, now: Instant, into effects: inout Effects) {
+        if let room = rooms[game] {
+            // Already here (a member's request claimed it first): the rest come in.
+            for request in cluster?.acquired(game, GameOwnership(node: node, epoch: room.epoch), into: &effects) ?? [] {
+                if case .admitQuietly(let id, let join) = request { admitQuietly(id, join, now: now, into: &effects) }
+            }
+            return
+        }
+        rooms.awaitLoad(game, for: .takeover, into: &effects)
+    }
+
+    /// A game resting here belongs to nobody from now on: any node may wake it.
+    func rested(_ room: GameRoom, into effects: inout Effects) {
+        effects.append(.read(.release(game: room.id, node: node, epoch: room.epoch)))
+    }
+
+    /// Asks storage which of this node's live games it still owns.
+    func verify(into effects: inout Effects) {
+        let games = rooms.all.map(\.id).sorted()
+        guard !games.isEmpty else { return }
+        let token = pending.issue(.ownershipCheck)
+        effects.append(.read(.ownerships(token: token, games: games)))
+    }
+
+    /// The store's answer: every game here that another node holds now is handed over.
+    func verified(_ owners: [String: GameOwnership], now: Instant, into effects: inout Effects) -> [ConnectionID] {
+        var resumable: [ConnectionID] = []
+        for room in rooms.all.sorted(by: { $0.id < $1.id }) {
+            guard let owner = owners[room.id], owner != GameOwnership(node: node, epoch: room.epoch) else { continue }
+            resumable += lose(room, to: owner, now: now, into: &effects)
+        }
+        return resumable
+    }
+
+    /// Another node holds a game this node served: the room leaves memory, and each member
+    /// goes on through the new owner from what it has seen (without a cluster, where no other
+    /// node can be reached, its connection closes so its client comes back with `since`).
+    @discardableResult
+    func lose(_ room: GameRoom, to owner: GameOwnership, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+        var members: [(ConnectionID, JSON, Int)] = []
+        let everyone = sessions.members(of: room)
+        for id in everyone {
+            guard let session = sessions[id], !id.isRemote else { continue }
+            var join: JSON = .object(["type": "watch", "game": .string(room.id)])
+            if session.role?.isPlayer == true, let token = session.credential {
+                join = .object(["type": "join", "game": .string(room.id), "token": .string(token)])
+                if case .seat(let seat) = session.key { join = join.setting("seat", to: .string(seat)) }
+            }
+            members.append((id, join, session.key == .delayed ? room.spectatorSeq : room.releasedSeq))
+        }
+        // Out of the room without a word and without a command: the game is not this node's to change.
+        for id in everyone { admission.leaveGame(id, dropSelection: false, now: now, into: &effects) }
+        rooms.forget(room)
+        lobby.changed()
+        guard let cluster else {
+            for (id, _, _) in members {
+                effects.append(.close(id, code: 1012, reason: "this game moved to another server: reconnect with since"))
+            }
+            return []
+        }
+        for request in cluster.lost(room.id, to: owner, members: members, now: now, into: &effects) {
+            if case .takeOver(let game) = request { takeOver(game, now: now, into: &effects) }
+        }
+        return []
+    }
+}
