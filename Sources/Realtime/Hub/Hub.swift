@@ -210,6 +210,15 @@ public final class Hub {
         return true
     }
 
+    // MARK: Limits (issue 20): control frames
+
+    /// A ping or pong the client sent counts against the connection's rate limit, as a message
+    /// does (PROTOCOL section 14). True while within it. Nothing is sent either way: lws answers
+    /// pings itself, and the shell deals with a flood (`ControlFloodGuard`).
+    func admitControlFrame(_ connection: Connection, now: Double) -> Bool {
+        connection.session.isOpen && connection.session.bucket.take(now: now)
+    }
+
     /// A frame from a waiting connection is held, so replies keep the order of requests.
     func accept(_ connection: Connection, _ parsed: ClientMessageParser.Parsed, now: Double,
                         arrival: ContinuousClock.Instant?) {

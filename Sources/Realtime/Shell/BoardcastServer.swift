@@ -21,6 +21,8 @@ public struct ServerOptions: Sendable {
     /// Seconds a node's liveness lease lasts; other nodes answer `unavailable` for its games
     /// once it is that long gone.
     public var leaseSeconds: Double = 15
+    /// Limits per client address, trusted proxies, allowed origins (PROTOCOL section 14).
+    public var limits = ClientLimits()
 
     public init(host: String, port: Int, data: String, web: String, pingInterval: Int) {
         self.host = host
@@ -93,6 +95,7 @@ public final class BoardcastServer {
         var lwsConfig = LWSConfig(host: options.host, port: options.port, webRoot: options.web)
         lwsConfig.reusePort = options.reusePort
         lwsConfig.rxBufferSize = options.rxBufferSize
+        lwsConfig.clientLimits = options.limits
         lws = LWSContext(config: lwsConfig)
         self.lwsConfig = lwsConfig
         keepalive = KeepaliveWheel(intervalSeconds: options.pingInterval)
@@ -575,6 +578,13 @@ extension BoardcastServer: LWSEvents {
             for connection in due.dead { lws.kill(connection) }
         }
     }
+}
+
+// MARK: Limits (issue 20): the socket shell's hooks
+extension BoardcastServer {
+    func receivedControl(_ connection: Connection) -> Bool { hub.admitControlFrame(connection, now: now) }
+
+    func refused(_ limit: LimitKind) { metrics.countRefusal(limit) }
 }
 
 extension BoardcastServer: RedisEvents {
