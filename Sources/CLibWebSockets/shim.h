@@ -54,37 +54,47 @@ static inline void boardcast_listen_watch_stop(void *loop, void *w) {
  * lws 4.1.6 answers a client's pings itself and tells the protocol nothing (nor of an empty
  * pong): the server counts the reads of a WebSocket that delivered no frame instead. A second
  * libev watcher on the connection's socket, beside lws's own (libev allows several per fd),
- * calls `fire(context, owner)` each time the socket is readable. Stopped while the connection
- * is paused (level-triggered, it would fire every iteration) and before lws closes the socket.
+ * calls `fire(context, owner)` each time the socket is readable; `owner` is the watcher's
+ * `data`, `fire` and `context` are the loop's, set once (so a watcher is a bare ev_io: it
+ * exists for every connection). Stopped while the connection is paused (level-triggered, it
+ * would fire every iteration) and before lws closes the socket.
  */
 typedef void (*boardcast_read_fire)(void *context, void *owner);
-struct boardcast_read_watch { ev_io io; boardcast_read_fire fire; void *context; void *owner; };
+struct boardcast_read_target { boardcast_read_fire fire; void *context; };
 
-static void boardcast_read_ready(struct ev_loop *loop, ev_io *w, int revents) {
-    (void)loop; (void)revents;
-    struct boardcast_read_watch *watch = (struct boardcast_read_watch *)w;
-    watch->fire(watch->context, watch->owner);
+static inline void boardcast_read_target_set(void *loop, boardcast_read_fire fire, void *context) {
+    struct boardcast_read_target *target = calloc(1, sizeof *target);
+    if (!target) return;
+    target->fire = fire; target->context = context;
+    ev_set_userdata((struct ev_loop *)loop, target);
 }
 
-static inline void *boardcast_read_watch_start(void *loop, int fd, boardcast_read_fire fire, void *context, void *owner) {
-    struct boardcast_read_watch *w = calloc(1, sizeof *w);
+static inline void boardcast_read_target_free(void *loop) {
+    free(ev_userdata((struct ev_loop *)loop));
+    ev_set_userdata((struct ev_loop *)loop, NULL);
+}
+
+static void boardcast_read_ready(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)revents;
+    struct boardcast_read_target *target = ev_userdata(loop);
+    if (target) target->fire(target->context, w->data);
+}
+
+static inline void *boardcast_read_watch_start(void *loop, int fd, void *owner) {
+    ev_io *w = malloc(sizeof *w);
     if (!w) return NULL;
-    w->fire = fire; w->context = context; w->owner = owner;
-    ev_io_init(&w->io, boardcast_read_ready, fd, EV_READ);
-    ev_io_start((struct ev_loop *)loop, &w->io);
+    ev_io_init(w, boardcast_read_ready, fd, EV_READ);
+    w->data = owner;
+    ev_io_start((struct ev_loop *)loop, w);
     return w;
 }
 
-static inline void boardcast_read_watch_pause(void *loop, void *w) {
-    ev_io_stop((struct ev_loop *)loop, &((struct boardcast_read_watch *)w)->io);
-}
+static inline void boardcast_read_watch_pause(void *loop, void *w) { ev_io_stop((struct ev_loop *)loop, (ev_io *)w); }
 
-static inline void boardcast_read_watch_resume(void *loop, void *w) {
-    ev_io_start((struct ev_loop *)loop, &((struct boardcast_read_watch *)w)->io);
-}
+static inline void boardcast_read_watch_resume(void *loop, void *w) { ev_io_start((struct ev_loop *)loop, (ev_io *)w); }
 
 static inline void boardcast_read_watch_stop(void *loop, void *w) {
-    ev_io_stop((struct ev_loop *)loop, &((struct boardcast_read_watch *)w)->io);
+    ev_io_stop((struct ev_loop *)loop, (ev_io *)w);
     free(w);
 }
 

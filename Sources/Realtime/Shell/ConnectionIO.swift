@@ -168,8 +168,7 @@ public struct ConnectionIO {
 
     /// The client's address, decided at the upgrade (the peer, or who a trusted proxy forwarded for).
     var client = ClientAddress.unknown
-    /// Its control frames past the rate limit, and whether reading it is paused for them.
-    var flood = ControlFloodGuard()
+    /// Reading it is paused: it flooded control frames (`ControlFloodGuard`).
     var readPaused = false
     /// Closed for a flood: its socket is held open a little after lws lets it go (`LWSContext.linger`).
     var lingers = false

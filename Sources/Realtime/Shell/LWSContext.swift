@@ -97,6 +97,9 @@ final class LWSContext {
     private var admitting: (wsi: OpaquePointer, client: ClientAddress)?
     /// Connections not read until then: they flooded control frames (`ControlFloodGuard`).
     private var paused: [(connection: Connection, until: Double)] = []
+    /// The control-frame floods of connections that went over the limit (most never do): kept
+    /// here, not in every connection, and dropped when the connection closes.
+    private var floods: [ConnectionID: ControlFloodGuard] = [:]
     /// New connections whose first request line has not come yet, by socket: their watch, when
     /// they were accepted, and the socket's read low-water mark (1 unless part of a line came).
     private var heads: [Int32: (watch: UnsafeMutableRawPointer, since: Double, lowWater: Int)] = [:]
@@ -179,6 +182,7 @@ final class LWSContext {
         self.tables = tables
         self.eventLoop = loop
         self.vhost = vhost
+        boardcast_read_target_set(loop, boardcastReadFired, Unmanaged.passUnretained(self).toOpaque())
         self.listener = listener
         listenWatch = boardcast_listen_watch_start(loop, listener.descriptor)
         headList = boardcast_head_list_new()
@@ -252,7 +256,10 @@ final class LWSContext {
         if let context { lws_context_destroy(context) }
         context = nil
         vhost = nil
-        if let eventLoop { boardcast_ev_loop_destroy(eventLoop) }
+        if let eventLoop {
+            boardcast_read_target_free(eventLoop)
+            boardcast_ev_loop_destroy(eventLoop)
+        }
         eventLoop = nil
         tables = nil
     }
@@ -401,8 +408,7 @@ final class LWSContext {
             connection.io.client = client
             if let eventLoop {
                 connection.io.socket?.readWatch = boardcast_read_watch_start(
-                    eventLoop, lws_get_socket_fd(wsi), boardcastReadFired,
-                    Unmanaged.passUnretained(self).toOpaque(), Unmanaged.passUnretained(connection).toOpaque())
+                    eventLoop, lws_get_socket_fd(wsi), Unmanaged.passUnretained(connection).toOpaque())
             }
             // Retained here, released on CLOSED: lws holds the only reference meanwhile.
             let pointer = UInt64(UInt(bitPattern: Unmanaged.passRetained(connection).toOpaque()))
@@ -465,6 +471,7 @@ final class LWSContext {
             // Before lws closes the socket: its number may come back for another connection.
             if let watch = connection.io.socket?.readWatch, let eventLoop { boardcast_read_watch_stop(eventLoop, watch) }
             if connection.io.lingers { linger(lws_get_socket_fd(wsi)) }
+            if !floods.isEmpty { floods[connection.id] = nil }
             connection.io.isClosed = true
             connection.io.socket = nil
             upgrades.closed(connection.io.client)
@@ -652,8 +659,9 @@ final class LWSContext {
     /// itself and reports neither them nor empty pongs to the protocol, so a read that
     /// delivered no frame (no message piece, no pong) since the previous one read control
     /// frames only: it counts as one. (A read that ends inside a frame header counts too: one
-    /// token, rarely.) The watcher may fire before or after lws's own for the same event, so a
-    /// read is judged at the next one; that lag of one read changes no count.
+    /// token, rarely.) This watcher runs after lws's own for the same event (libev invokes the
+    /// watchers of one socket in the order they were started); were it the other way round,
+    /// each read would be judged one event late, with the same counts.
     fileprivate func readable(_ connection: Connection) {
         guard let socket = connection.io.socket, !connection.io.isClosed else { return }
         if connection.io.deliveredSinceRead {
@@ -669,7 +677,7 @@ final class LWSContext {
     private func controlFrame(_ connection: Connection, wsi: OpaquePointer) {
         guard connection.io.closing == nil, events?.receivedControl(connection) == false else { return }
         let now = Date().timeIntervalSince1970
-        switch connection.io.flood.overLimit(now: now) {
+        switch floods[connection.id, default: ControlFloodGuard()].overLimit(now: now) {
         case .pause(let until):
             pauseReading(connection, wsi: wsi, until: until)
         case .close:
