@@ -182,6 +182,16 @@ import Testing
         #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.1", origin: nil, stopping: false)) == 429)
         #expect(gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.2", origin: nil, stopping: false)
                 == .admit(ClientAddress("203.0.113.2")!))
+        // An IPv6 client counts with its /64, and is told so.
+        let v6 = ClientAddress("2001:db8:0:7::1")!
+        gate.opened(v6)
+        guard case .refuse(let response, _) = gate.decide(path: "/ws", peer: local, forwardedFor: "2001:db8:0:7::2",
+                                                          origin: nil, stopping: false) else {
+            Issue.record("a second connection of the same /64 should be refused")
+            return
+        }
+        #expect(String(decoding: response.body, as: UTF8.self)
+                == "too many connections from 2001:db8:0:7::2 (counted with its /64): at most 1 at a time\n")
         // Without the proxy trusted, the header means nothing: the peer is the client.
         var plain = try self.gate(max: 1)
         plain.opened(local)

@@ -93,7 +93,8 @@ struct UpgradeGate {
         }
         let client = limits.trustedProxies.client(peer: peer, forwardedFor: forwardedFor)
         guard connections.mayOpen(client) else {
-            return .refuse(.text(429, "too many connections from \(client): at most \(connections.limit) at a time\n"),
+            let who = client.isIPv4 ? "\(client)" : "\(client) (counted with its /64)"
+            return .refuse(.text(429, "too many connections from \(who): at most \(connections.limit) at a time\n"),
                            limit: .connectionsPerAddress)
         }
         return .admit(client)
