@@ -195,6 +195,9 @@ fi
 # start_server boardcast|node|lws-floor LOGNAME sqlite|memory: sets SERVER_PID and PORT, or
 # returns 1. Boardcast with sqlite gets a fresh --data folder in the work folder; Node and
 # the floor keep nothing either way.
+# Every load comes from one address (127.0.0.1): Boardcast's per-address limits are lifted.
+LOAD_LIMITS=(--max-connections-per-address 1000000 --create-rate 1000000)
+
 start_server() {
     local kind=$1 log=$WORK/$2.log storage=$3 data=:memory:
     if [ "$kind" = boardcast ]; then
@@ -202,7 +205,7 @@ start_server() {
             data=$WORK/data-$2
             rm -rf "$data" && mkdir -p "$data" || return 1
         fi
-        (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port 0 --data "$data") >"$log" 2>&1 &
+        (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port 0 --data "$data" "${LOAD_LIMITS[@]}") >"$log" 2>&1 &
     elif [ "$kind" = lws-floor ]; then
         # shellcheck disable=SC2086
         "$WORK/lws-floor" "$WORK/frames.txt" ${FLOOR_OPTS:-} >"$log" 2>&1 &
@@ -295,7 +298,7 @@ start_node() {
     rm -rf "$data" && mkdir -p "$data" || return 1
     local redis=()
     [ -n "$REDIS_PORT" ] && redis=(--redis "redis://127.0.0.1:$REDIS_PORT" --node "$name")
-    (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port "$port" --data "$data" "${redis[@]}" "$@") >"$log" 2>&1 &
+    (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port "$port" --data "$data" "${redis[@]}" "${LOAD_LIMITS[@]}" "$@") >"$log" 2>&1 &
     local pid=$! i listening
     NODE_PIDS+=("$pid")
     for i in $(seq 1 300); do

@@ -233,8 +233,10 @@ def main() -> None:
         server = os.path.join(ROOT, ".build", "release", "server")
     work = tempfile.mkdtemp(prefix="boardcast-soak-")
     data = args.data or os.path.join(work, "data")
+    # Every player and spectator comes from 127.0.0.1: the per-address limits are lifted.
     proc = subprocess.Popen([server, "--host", "127.0.0.1", "--port", "0", "--data", data, "--log-level", "warning",
-                             "--web", os.path.join(ROOT, "web-static")], stdout=subprocess.PIPE,
+                             "--web", os.path.join(ROOT, "web-static"),
+                             "--max-connections-per-address", "1000000", "--create-rate", "1000000"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     try:
         port = next(int(m.group(1)) for line in proc.stdout if (m := LISTENING.search(line)))

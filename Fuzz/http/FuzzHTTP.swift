@@ -1,5 +1,6 @@
 // HTTP paths and query strings: `LobbyQuery.parse` and the hub's `.http` event,
-// driven without sockets. A hub with the default config, a seeded random source and a
+// driven without sockets; and the whole input as the first bytes of a connection, read by
+// `RequestLine.check` (what lws gets to parse, or the 400 instead). A hub with the default config, a seeded random source and a
 // few live games (one of each kind) is fed path and query; it must never crash and must
 // answer every request exactly once, with a response action or with a storage request
 // (load, list) whose answer, fed back, gives the response. Bodies of 200s are JSON.
@@ -30,7 +31,7 @@ final class World {
         let random = SeededRandom()
         hub = Hub(config: Hub.Config(), random: { random.next() })
         let connection = ConnectionID(1)
-        _ = hub.handle(.opened(connection, .local, query: [:]), at: now)
+        _ = hub.handle(.opened(connection, .unknown, query: [:]), at: now)
         for kind in GameKind.allCases {
             let actions = hub.handle(.frame(connection, Array(#"{"type":"create","kind":"\#(kind.rawValue)"}"#.utf8)), at: now)
             for case .store(_, let ticket) in actions { _ = hub.handle(.committed(upTo: ticket, refused: [:]), at: now) }
@@ -65,8 +66,44 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     default: break
     }
     checkLobbyQuery(query)
+    checkRequestLine(Array(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)))
     answer(path: path, query: query, storage: mode >> 7 == 0)
     return 0
+}
+
+/// A connection's first bytes: a line passed to lws is a whole HTTP/1.x request line with a known
+/// method, an absolute path of at most `RequestLine.maxPathBytes` once decoded, well-formed escapes
+/// and no NUL or control byte; anything else is answered (400 or 405, with a reason) or waited for
+/// only while no line end came and it is short enough.
+func checkRequestLine(_ bytes: [UInt8]) {
+    let what = String(decoding: bytes.prefix(80), as: UTF8.self).debugDescription
+    switch RequestLine.check(bytes) {
+    case .incomplete:
+        require(!bytes.contains(UInt8(ascii: "\n")) && bytes.count <= RequestLine.maxLineBytes, "\(what): waited for")
+    case .refuse(let response):
+        require([400, 405].contains(response.status) && !response.body.isEmpty, "\(what): refused with \(response.status)")
+        let head = String(decoding: response.closingBytes.prefix(30), as: UTF8.self)
+        require(head.hasPrefix("HTTP/1.1 \(response.status) "), "\(what): \(head)")
+    case .pass:
+        guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return require(false, "\(what): passed with no line end") }
+        let line = bytes[..<end].last == UInt8(ascii: "\r") ? bytes[..<(end - 1)] : bytes[..<end]
+        let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        require(parts.count == 3 && parts[1].first == UInt8(ascii: "/"), "\(what): passed a malformed line")
+        var path: [UInt8] = []
+        var index = parts[1].startIndex
+        while index < parts[1].endIndex, parts[1][index] != UInt8(ascii: "?") {
+            if parts[1][index] == UInt8(ascii: "%") {
+                let hex = String(decoding: parts[1][(index + 1)...(index + 2)], as: UTF8.self)
+                path.append(UInt8(hex, radix: 16) ?? 0)
+                index += 3
+            } else {
+                path.append(parts[1][index])
+                index += 1
+            }
+        }
+        require(path.count <= RequestLine.maxPathBytes, "\(what): passed a path of \(path.count) bytes")
+        require(!line.contains(0) && !path.contains { $0 < 0x20 || $0 == 0x7F }, "\(what): passed a control byte")
+    }
 }
 
 func checkLobbyQuery(_ query: String?) {

@@ -49,4 +49,97 @@ static inline void boardcast_listen_watch_stop(void *loop, void *w) {
     ev_io_stop((struct ev_loop *)loop, &((struct boardcast_listen_watch *)w)->io);
     free(w);
 }
+
+/*
+ * lws 4.1.6 answers a client's pings itself and tells the protocol nothing (nor of an empty
+ * pong): the server counts the reads of a WebSocket that delivered no frame instead. A second
+ * libev watcher on the connection's socket, beside lws's own (libev allows several per fd),
+ * calls `fire(context, owner)` each time the socket is readable; `owner` is the watcher's
+ * `data`, `fire` and `context` are the loop's, set once (so a watcher is a bare ev_io: it
+ * exists for every connection). Stopped while the connection is paused (level-triggered, it
+ * would fire every iteration) and before lws closes the socket.
+ */
+typedef void (*boardcast_read_fire)(void *context, void *owner);
+struct boardcast_read_target { boardcast_read_fire fire; void *context; };
+
+static inline void boardcast_read_target_set(void *loop, boardcast_read_fire fire, void *context) {
+    struct boardcast_read_target *target = calloc(1, sizeof *target);
+    if (!target) return;
+    target->fire = fire; target->context = context;
+    ev_set_userdata((struct ev_loop *)loop, target);
+}
+
+static inline void boardcast_read_target_free(void *loop) {
+    free(ev_userdata((struct ev_loop *)loop));
+    ev_set_userdata((struct ev_loop *)loop, NULL);
+}
+
+static void boardcast_read_ready(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)revents;
+    struct boardcast_read_target *target = ev_userdata(loop);
+    if (target) target->fire(target->context, w->data);
+}
+
+static inline void *boardcast_read_watch_start(void *loop, int fd, void *owner) {
+    ev_io *w = malloc(sizeof *w);
+    if (!w) return NULL;
+    ev_io_init(w, boardcast_read_ready, fd, EV_READ);
+    w->data = owner;
+    ev_io_start((struct ev_loop *)loop, w);
+    return w;
+}
+
+static inline void boardcast_read_watch_pause(void *loop, void *w) { ev_io_stop((struct ev_loop *)loop, (ev_io *)w); }
+
+static inline void boardcast_read_watch_resume(void *loop, void *w) { ev_io_start((struct ev_loop *)loop, (ev_io *)w); }
+
+static inline void boardcast_read_watch_stop(void *loop, void *w) {
+    ev_io_stop((struct ev_loop *)loop, (ev_io *)w);
+    free(w);
+}
+
+/*
+ * A new connection whose request line has not arrived yet waits here, before lws sees it
+ * (`LWSContext` checks the line first: lws 4.1.6 drops some bad ones without a status line).
+ * One-shot: a watch fires once, joins its list's ready chain, and is taken from it.
+ */
+struct boardcast_head_watch;
+struct boardcast_head_list { struct boardcast_head_watch *ready; };
+struct boardcast_head_watch { ev_io io; struct boardcast_head_list *list; struct boardcast_head_watch *next; int fd; };
+
+static void boardcast_head_ready(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)revents;
+    struct boardcast_head_watch *watch = (struct boardcast_head_watch *)w;
+    ev_io_stop(loop, w);
+    watch->next = watch->list->ready;
+    watch->list->ready = watch;
+}
+
+static inline void *boardcast_head_list_new(void) { return calloc(1, sizeof(struct boardcast_head_list)); }
+static inline void boardcast_head_list_free(void *list) { free(list); }
+
+static inline void *boardcast_head_watch_start(void *loop, void *list, int fd) {
+    struct boardcast_head_watch *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->list = list; w->fd = fd;
+    ev_io_init(&w->io, boardcast_head_ready, fd, EV_READ);
+    ev_io_start((struct ev_loop *)loop, &w->io);
+    return w;
+}
+
+/* The next watch that fired since the last call (its socket is readable), or NULL. */
+static inline void *boardcast_head_take(void *list) {
+    struct boardcast_head_list *l = list;
+    struct boardcast_head_watch *w = l->ready;
+    if (w) { l->ready = w->next; w->next = NULL; }
+    return w;
+}
+
+static inline int boardcast_head_watch_fd(void *w) { return ((struct boardcast_head_watch *)w)->fd; }
+
+/* Stops (if still waiting) and frees a watch that is not on the ready chain. */
+static inline void boardcast_head_watch_free(void *loop, void *w) {
+    ev_io_stop((struct ev_loop *)loop, &((struct boardcast_head_watch *)w)->io);
+    free(w);
+}
 #endif

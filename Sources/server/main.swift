@@ -44,6 +44,22 @@ struct Server: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: ArgumentHelp("Open WebSocket connections allowed per client address (an IPv6 client counts by its /64); one more is refused with HTTP 429.",
+                               valueName: "n"))
+    var maxConnectionsPerAddress = 200
+
+    @Option(help: ArgumentHelp("New games a minute per client address, over all its connections; one more create is answered limited.",
+                               valueName: "n"))
+    var createRate = 30
+
+    @Option(help: ArgumentHelp("A proxy (ADDR or ADDR/BITS) whose X-Forwarded-For names the client; repeatable. Connections from other peers count as themselves.",
+                               valueName: "addr"))
+    var trustedProxy: [String] = []
+
+    @Option(help: ArgumentHelp("A page origin (SCHEME://HOST[:PORT]) allowed to open a WebSocket; repeatable. With any given, an upgrade with another Origin is refused with HTTP 403 (one with no Origin, as from websocat, is allowed). Without, every origin is.",
+                               valueName: "url"))
+    var allowedOrigin: [String] = []
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard pingInterval >= 1 else { throw ValidationError("--ping-interval must be at least 1 second") }
@@ -58,6 +74,28 @@ struct Server: ParsableCommand {
                 throw ValidationError("--store takes postgresql://USER[:PASSWORD]@HOST:PORT/DB (or postgres://)")
             }
         }
+        _ = try clientLimits()
+    }
+
+    /// The limits of PROTOCOL section 14 as the flags give them.
+    func clientLimits() throws -> ClientLimits {
+        guard maxConnectionsPerAddress >= 1 else { throw ValidationError("--max-connections-per-address must be at least 1") }
+        guard createRate >= 1 else { throw ValidationError("--create-rate must be at least 1 game a minute") }
+        var limits = ClientLimits()
+        limits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        limits.createsPerMinute = createRate
+        limits.trustedProxies = TrustedProxies(try trustedProxy.map { value in
+            guard let range = AddressRange(value) else {
+                throw ValidationError("--trusted-proxy takes an IPv4 or IPv6 address, or ADDR/BITS, not \(value)")
+            }
+            return range
+        })
+        do {
+            limits.origins = try OriginPolicy(allowing: allowedOrigin)
+        } catch let invalid as OriginPolicy.Invalid {
+            throw ValidationError(invalid.description)
+        }
+        return limits
     }
 
     func run() throws {
@@ -77,6 +115,7 @@ struct Server: ParsableCommand {
             options.node = node
             options.leaseSeconds = lease
             options.store = store
+            options.limits = try clientLimits()
             server = try BoardcastServer(options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

@@ -66,7 +66,7 @@ final class ClusterHarness {
     func open(_ name: String, _ id: ConnectionID) {
         let node = self[name]
         node.open.insert(id)
-        run(node, .opened(id, .local, query: [:]))
+        run(node, .opened(id, .unknown, query: [:]))
     }
 
     func send(_ name: String, _ id: ConnectionID, _ text: String) {

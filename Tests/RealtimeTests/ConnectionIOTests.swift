@@ -82,8 +82,8 @@ import Testing
 @Suite struct KeepaliveWheelTests {
     @Test func aConnectionIsPingedEveryIntervalAndDroppedWhenSilent() {
         var wheel = KeepaliveWheel(intervalSeconds: 3)
-        let talkative = Connection(id: 1, address: .local)
-        let silent = Connection(id: 2, address: .local)
+        let talkative = Connection(id: 1)
+        let silent = Connection(id: 2)
         _ = wheel.advance(to: 100.2)
         wheel.add(talkative, now: 100.2)
         wheel.add(silent, now: 100.5)
@@ -98,7 +98,7 @@ import Testing
 
     @Test func addAndRemoveAreConstantTimeAndKeepSlotsConsistent() {
         var wheel = KeepaliveWheel(intervalSeconds: 2)
-        let connections = (1...1000).map { Connection(id: ConnectionID($0), address: .local) }
+        let connections = (1...1000).map { Connection(id: ConnectionID($0)) }
         for (i, connection) in connections.enumerated() { wheel.add(connection, now: Double(i % 2)) }
         for connection in connections where connection.id.slot % 3 == 0 { wheel.remove(connection) }
         #expect(wheel.count == 1000 - 333)
@@ -111,7 +111,7 @@ import Testing
     @Test func aLongPauseVisitsEachSlotOnce() {
         var wheel = KeepaliveWheel(intervalSeconds: 5)
         _ = wheel.advance(to: 0)
-        for id in 1...10 { wheel.add(Connection(id: ConnectionID(id), address: .local), now: Double(id % 5)) }
+        for id in 1...10 { wheel.add(Connection(id: ConnectionID(id)), now: Double(id % 5)) }
         #expect(wheel.advance(to: 1000).ping.count == 10)
     }
 }

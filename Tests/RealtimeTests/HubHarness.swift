@@ -54,7 +54,7 @@ final class HubHarness {
 
     // MARK: Events
 
-    func open(_ id: ConnectionID, query: [String: String] = [:], address: ClientAddress = ClientAddress("127.0.0.1")) {
+    func open(_ id: ConnectionID, query: [String: String] = [:], address: ClientAddress = ClientAddress("127.0.0.1")!) {
         open.insert(id)
         run(.opened(id, address, query: query))
     }

@@ -43,7 +43,9 @@ class ServerProcess:
         if not Path(SERVER).exists():
             raise RuntimeError(f"server binary {SERVER} not found; build it or set BOARDCAST_SERVER")
         self.proc = subprocess.Popen(
-            [SERVER, "--host", "127.0.0.1", "--port", str(port), "--data", data, "--web", str(WEB)],
+            # The whole browser session creates its games from 127.0.0.1: over the default --create-rate.
+            [SERVER, "--host", "127.0.0.1", "--port", str(port), "--data", data, "--web", str(WEB),
+             "--create-rate", "100000"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
         )
         self.lines: queue.Queue[str] = queue.Queue()

@@ -17,8 +17,10 @@ if _soft < _hard:
 def server():
     """One server (in-memory store) shared by the tests that need nothing special.
 
-    Tests on it only look at games they created themselves."""
-    process = ServerProcess(data=":memory:", ping_interval=30).start()
+    Tests on it only look at games they created themselves. They are many clients on one
+    address (127.0.0.1) creating well over 30 games a minute together, so --create-rate is
+    raised for it; test_limits.py shows the limits at their defaults."""
+    process = ServerProcess(data=":memory:", ping_interval=30, extra_args=("--create-rate", "100000")).start()
     yield process
     code = process.terminate()
     assert code == 0, f"shared server exited with {code} on SIGTERM:\n{process.output()}"

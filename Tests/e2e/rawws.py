@@ -29,13 +29,38 @@ def frame(opcode: int, payload: bytes, fin: bool = True, masked: bool = True) ->
     return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
 
 
+def upgrade_request(host: str, port: int, path: str, key: str, headers: dict[str, str] | None = None) -> bytes:
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+    return (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n").encode()
+
+
+async def refused_upgrade(host: str, port: int, path: str = "/ws", headers: dict[str, str] | None = None,
+                          timeout: float = 5.0) -> tuple[str, dict[str, str], bytes]:
+    """An upgrade the server must refuse: its status line, headers and body, read to the end of
+    the connection (the server closes it)."""
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        writer.write(upgrade_request(host, port, path, base64.b64encode(os.urandom(16)).decode(), headers))
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), timeout)  # to EOF
+    finally:
+        writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert not lines[0].startswith("HTTP/1.1 101"), "the upgrade was accepted"
+    answered = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
+    assert int(answered.get("content-length", -1)) == len(body), (lines, body)
+    return lines[0], answered, body
+
+
 class RawWebSocket:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.reader, self.writer = reader, writer
 
     @classmethod
     async def connect(cls, host: str, port: int, path: str = "/ws", timeout: float = 5.0,
-                      receive_buffer: int | None = None) -> "RawWebSocket":
+                      receive_buffer: int | None = None, headers: dict[str, str] | None = None) -> "RawWebSocket":
         if receive_buffer is None:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         else:  # a small kernel buffer makes a client that does not read push back at once
@@ -45,15 +70,14 @@ class RawWebSocket:
             await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, (host, port)), timeout)
             reader, writer = await asyncio.open_connection(sock=sock)
         key = base64.b64encode(os.urandom(16)).decode()
-        writer.write((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        writer.write(upgrade_request(host, port, path, key, headers))
         await writer.drain()
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
         lines = head.decode("latin-1").split("\r\n")
         assert lines[0].split(" ")[1] == "101", lines[0]
-        headers = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
+        answered = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
         accept = base64.b64encode(hashlib.sha1((key + GUID).encode()).digest()).decode()
-        assert headers.get("sec-websocket-accept") == accept, headers
+        assert answered.get("sec-websocket-accept") == accept, answered
         return cls(reader, writer)
 
     async def send(self, opcode: int, payload: bytes, fin: bool = True) -> None:

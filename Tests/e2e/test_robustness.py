@@ -26,7 +26,11 @@ async def read_until_joined(raw: RawWebSocket) -> dict:
     raise AssertionError("no joined")
 
 
-def test_200_clients_dropped_without_close(server):
+def test_200_clients_dropped_without_close(start_server):
+    """A server of its own: 200 clients and the owner are more than one address may open at
+    the default --max-connections-per-address (test_limits.py shows that limit)."""
+    server = start_server(extra_args=("--max-connections-per-address", str(CLIENTS + 1)))
+
     async def scenario():
         owner = await Client.connect(server.ws(), "owner")
         created = (await owner.create("klondike", seed=55)).one("created")
@@ -85,8 +89,9 @@ def test_200_clients_dropped_without_close(server):
 def test_clients_that_do_not_read_or_stop_mid_frame_stall_no_one(start_server):
     """Replies piling up unread (tiny receive buffers), and a frame cut in half, slow no one else down.
 
-    A server of its own, so the lobby the hoarders ask for has a known size (about 5 KB)."""
-    server = start_server()
+    A server of its own, so the lobby the hoarders ask for has a known size (about 5 KB); its
+    31 games come from one address, over the default --create-rate."""
+    server = start_server(extra_args=("--create-rate", "100"))
 
     async def scenario():
         player = await Client.connect(server.ws(), "p1")
@@ -145,8 +150,9 @@ def test_oversized_http_request_does_not_hurt(server):
 def test_two_thousand_clients_that_never_read_stall_no_one_and_memory_stays_bounded(start_server):
     """Slow consumers by the thousand (tiny receive buffers, never read) watch a game that
     keeps moving: its player and a reading spectator are unaffected, and the server's
-    memory grows by the frames it holds for them (shared, one copy each), not per copy."""
-    server = start_server()
+    memory grows by the frames it holds for them (shared, one copy each), not per copy.
+    All from 127.0.0.1: over the default --max-connections-per-address."""
+    server = start_server(extra_args=("--max-connections-per-address", "2100"))
 
     def rss_mb() -> float:
         with open(f"/proc/{server.proc.pid}/status") as status:

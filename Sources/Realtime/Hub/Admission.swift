@@ -16,6 +16,8 @@ final class Admission {
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
     /// Starts every new game id: a cluster node's code where ids name their owner, else empty.
     var idPrefix = ""
+    /// New games a minute per client address (PROTOCOL section 14), over all its connections.
+    var createRate: CreateRatePerAddress?
 
     init(config: Hub.Config, sessions: SessionTable, rooms: RoomTable, durability: Durability,
          pending: PendingTable<PendingRequest>, play: Play, solver: SolverDesk, lobby: LobbyFeed, random: HubRandom) {
@@ -34,6 +36,14 @@ final class Admission {
 
     func create(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, now: Instant,
                 into effects: inout Effects) {
+        // In place: the table is shared by every address, and a copy per create would cost its size.
+        if createRate != nil, let address = sessions[id]?.address, address != .unknown,
+           case .refused(let retryAfter)? = createRate?.take(address, now: now.monotonic) {
+            effects.append(.countRefusal(.createRate))
+            let message = createRate?.refusalMessage(retryAfter: retryAfter) ?? "over the create rate"
+            replies.error(id, ProtocolError(.limited, message), requestID: requestID, now: now, into: &effects)
+            return
+        }
         if kind != .plane, case .object = options, options["winnable"] != nil, options["winnable"] != .null {
             // A deal the solver proved winnable (section 12): from the pool, found, or the given one proved.
             let fields: KlondikeOptionFields

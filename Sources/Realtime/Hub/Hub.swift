@@ -39,6 +39,8 @@ public final class Hub {
         /// With a store shared by several nodes (`--store postgresql://...`): this node's name,
         /// which the store records as the owner of the games it serves and which fences its writes.
         public var sharedStoreNode: String?
+        /// New games a minute per client address (`--create-rate`); nil: no limit.
+        public var createsPerMinute: Int?
 
         public init() {}
     }
@@ -80,6 +82,7 @@ public final class Hub {
         let cluster = identity.map { ClusterMachine(identity: $0, sessions: sessions, sharesStore: shared) }
         self.cluster = cluster
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
+        admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
         if let node = config.sharedStoreNode {
             handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, pending: pending,
                                 lobby: lobby, cluster: cluster)
@@ -93,6 +96,11 @@ public final class Hub {
     // MARK: What the shell may read
 
     public var liveGameCount: Int { rooms.count }
+
+    /// A ping or pong the client sent counts against the connection's rate limit, as a message
+    /// does (PROTOCOL section 14); true while within it. Nothing is sent either way: lws answers
+    /// pings itself, and the shell deals with a flood (`ControlFloodGuard`).
+    func admitControlFrame(_ id: ConnectionID, at now: Instant) -> Bool { sessions.admitFrame(id, now: now) }
     public func winnablePoolCount(draw: Int) -> Int { solver.poolCount(draw: draw) }
     func room(_ id: String) -> GameRoom? { rooms[id] }
 
@@ -107,8 +115,6 @@ public final class Hub {
             guard admit(id, now: now, into: &effects) else { break }
             accept(id, .request(.failure(.bad("binary frames are not part of the protocol: send text"), id: nil),
                                 arrival: now), now: now, into: &effects)
-        case .controlFrame(let id):
-            if !sessions.admitFrame(id, now: now) { effects.append(.countRefusal(.controlFrames)) }
         case .closed(let id): closed(id, now: now, into: &effects)
         case .http(let request, let path, let query):
             if let cluster, cluster.routeHTTP(request, path: path, now: now, into: &effects) { break }

@@ -70,15 +70,6 @@ struct HistoryRequest: Sendable, Equatable {
     var limit: Int
 }
 
-/// The limits an operator sets (PROTOCOL section 14), as `/metrics` names them.
-enum LimitKind: String, Sendable, CaseIterable {
-    case connectionsPerAddress = "connections-per-address"
-    case origin
-    case createRate = "create-rate"
-    case controlFrames = "control-frames"
-    case chatRate = "chat-rate"
-}
-
 /// One line for the server's log; the driver writes it.
 struct LogLine: Sendable, Equatable {
     var level: Logger.Level

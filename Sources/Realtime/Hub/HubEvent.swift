@@ -9,8 +9,6 @@ enum HubEvent: Sendable {
     /// One whole text message.
     case frame(ConnectionID, [UInt8])
     case binaryFrame(ConnectionID)
-    /// A ping or pong from the client: counted against the connection's rate limit.
-    case controlFrame(ConnectionID)
     case closed(ConnectionID)
     /// `/api/...`.
     case http(HTTPRequestID, path: String, query: String?)
@@ -24,16 +22,6 @@ enum HubEvent: Sendable {
     case tick
     /// Something from the other nodes of a cluster, through Redis.
     case cluster(ClusterEvent)
-}
-
-/// Where a connection comes from, as the shell decided it (the peer, or the client behind a
-/// trusted proxy): what per-address limits count.
-struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
-    var text: String
-    init(_ text: String) { self.text = text }
-    var description: String { text }
-    /// For connections the server makes itself (another node's clients, tests).
-    static let local = ClientAddress("local")
 }
 
 /// The answer to a `read` action, from a reader thread.

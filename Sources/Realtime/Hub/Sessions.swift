@@ -23,7 +23,7 @@ final class SessionTable {
 
     /// A session for another node's connection (its requests reach this node as its game's owner).
     func openRemote(now: Instant) -> ConnectionID {
-        remote.insert { Session(id: $0, address: .local, now: now) }
+        remote.insert { Session(id: $0, address: .unknown, now: now) }
     }
 
     /// Ends a session; returns it as it was, or nil if it was not open.

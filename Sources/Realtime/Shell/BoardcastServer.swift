@@ -57,6 +57,7 @@ public final class BoardcastServer {
         var lwsConfig = LWSConfig(host: options.host, port: options.port, webRoot: options.web)
         lwsConfig.reusePort = options.reusePort
         lwsConfig.rxBufferSize = options.rxBufferSize
+        lwsConfig.clientLimits = options.limits
         lws = LWSContext(config: lwsConfig)
         self.lwsConfig = lwsConfig
         keepalive = KeepaliveWheel(intervalSeconds: options.pingInterval)
@@ -91,6 +92,7 @@ public final class BoardcastServer {
             })
         var config = Hub.Config()
         config.idleSeconds = options.idleSeconds
+        config.createsPerMinute = options.limits.createsPerMinute
         let node = options.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         if sharedStore != nil { config.sharedStoreNode = node }
         if options.store == nil && options.data == ":memory:" {
@@ -264,8 +266,8 @@ public final class BoardcastServer {
             solve(job)
         case .countError(let code):
             metrics.countError(code)
-        case .countRefusal:
-            break
+        case .countRefusal(let limit):
+            metrics.countRefusal(limit)
         case .log(let line):
             var metadata = Logger.Metadata()
             for field in line.metadata { metadata[field.key] = .string(field.value) }
@@ -375,7 +377,7 @@ extension BoardcastServer: LWSEvents {
         keepalive.add(connection, now: now.monotonic)
         metrics.connections.increment()
         metrics.connectionsOpened.increment()
-        handle(.opened(connection.id, connection.address, query: query), at: now)
+        handle(.opened(connection.id, connection.clientAddress, query: query), at: now)
     }
 
     func received(_ connection: Connection, text: [UInt8]) {
@@ -476,4 +478,11 @@ extension BoardcastServer: LWSEvents {
             for connection in due.dead { lws.kill(connection) }
         }
     }
+}
+
+// MARK: Limits (issue 20): the socket shell's hooks
+extension BoardcastServer {
+    func receivedControl(_ connection: Connection) -> Bool { hub.admitControlFrame(connection.id, at: clock.now) }
+
+    func refused(_ limit: LimitKind) { metrics.countRefusal(limit) }
 }

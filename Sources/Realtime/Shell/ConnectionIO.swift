@@ -164,6 +164,17 @@ public struct ConnectionIO {
     var wheelSlot = -1
     var wheelIndex = -1
 
+    // MARK: Limits
+
+    /// The client's address, decided at the upgrade (the peer, or who a trusted proxy forwarded for).
+    var client = ClientAddress.unknown
+    /// Reading it is paused: it flooded control frames (`ControlFloodGuard`).
+    var readPaused = false
+    /// Closed for a flood: its socket is held open a little after lws lets it go (`LWSContext.linger`).
+    var lingers = false
+    /// A message piece or a pong arrived since its socket was last readable.
+    var deliveredSinceRead = true
+
     public init() {}
 }
 

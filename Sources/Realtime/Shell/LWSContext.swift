@@ -11,6 +11,11 @@ protocol LWSEvents: AnyObject {
     func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse?
     /// Another thread posted work and called `LWSWaker.wake`.
     func wokenUp()
+    /// A ping or pong from the client (PROTOCOL section 14): whether it is within the rate limit it
+    /// shares with messages. Nothing is to be sent either way (lws answers pings itself).
+    func receivedControl(_ connection: Connection) -> Bool
+    /// One of the operator's limits refused a client (for `/metrics`).
+    func refused(_ limit: LimitKind)
 }
 
 public struct LWSConfig: Sendable {
@@ -27,6 +32,8 @@ public struct LWSConfig: Sendable {
     public var bulkThreshold = 256
     /// lws reads at most this much per connection per wake-up, and allocates it per connection.
     public var rxBufferSize = 512
+    /// Per-address connections, trusted proxies and allowed origins, checked at each upgrade.
+    public var clientLimits = ClientLimits()
 
     public init(host: String, port: Int, webRoot: String) {
         self.host = host
@@ -47,6 +54,8 @@ public enum LWSError: Error, CustomStringConvertible {
 /// An lws connection handle, opaque to everything but this file.
 struct SocketHandle {
     fileprivate let wsi: OpaquePointer
+    /// The second read watcher on its socket (`boardcast_read_watch`), for reads that deliver no frame.
+    fileprivate var readWatch: UnsafeMutableRawPointer?
 }
 
 /// The one owner of libwebsockets: the context, its C tables, the event loop, the C
@@ -83,6 +92,26 @@ final class LWSContext {
     /// Connections whose reads this round (nearly) filled their receive buffer: more may be waiting.
     private var fullReads = 0
     private var round: UInt32 = 0
+    /// Who may upgrade, and the open connections of each client address.
+    private var upgrades: UpgradeGate
+    /// The client of the upgrade between its filter callback and its `ESTABLISHED` (the same call into lws).
+    private var admitting: (wsi: OpaquePointer, client: ClientAddress)?
+    /// Connections not read until then: they flooded control frames (`ControlFloodGuard`).
+    private var paused: [(connection: Connection, until: Double)] = []
+    /// The control-frame floods of connections that went over the limit (most never do): kept
+    /// here, not in every connection, and dropped when the connection closes.
+    private var floods: [ConnectionID: ControlFloodGuard] = [:]
+    /// New connections whose first request line has not come yet, by socket: their watch, when
+    /// they were accepted, and the socket's read low-water mark (1 unless part of a line came).
+    private var heads: [Int32: (watch: UnsafeMutableRawPointer, since: Double, lowWater: Int)] = [:]
+    private var headList: UnsafeMutableRawPointer?
+    private var lastHeadSweep = 0.0
+    /// A connection that sends no whole request line within this many seconds is closed.
+    private static let headTimeout = 10.0
+    private let peekBuffer = UnsafeMutableRawPointer.allocate(byteCount: Listener.peekCapacity, alignment: 16)
+    /// Sockets of connections closed for a flood, held open unread until then (`linger`).
+    private var lingering: [(fd: Int32, until: Double)] = []
+    private static let lingerSeconds = 2.0
 
     private(set) var stopping = false
 
@@ -107,12 +136,14 @@ final class LWSContext {
 
     init(config: LWSConfig) {
         self.config = config
+        upgrades = UpgradeGate(limits: config.clientLimits)
     }
 
     deinit {
         shutdown()
         coalesceBuffer.deallocate()
         pingBuffer.deallocate()
+        peekBuffer.deallocate()
     }
 
     // MARK: Lifecycle
@@ -132,6 +163,7 @@ final class LWSContext {
         info.pvo = UnsafePointer(tables.protocolOptions)
         info.mounts = UnsafePointer(tables.mounts)
         info.retry_and_idle_policy = UnsafePointer(tables.retryPolicy)
+        info.token_limits = UnsafePointer(tables.tokenLimits)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = 20_480
         info.foreign_loops = tables.foreignLoops
@@ -151,8 +183,10 @@ final class LWSContext {
         self.tables = tables
         self.eventLoop = loop
         self.vhost = vhost
+        boardcast_read_target_set(loop, boardcastReadFired, Unmanaged.passUnretained(self).toOpaque())
         self.listener = listener
         listenWatch = boardcast_listen_watch_start(loop, listener.descriptor)
+        headList = boardcast_head_list_new()
         waker.attach(context)
     }
 
@@ -175,11 +209,26 @@ final class LWSContext {
             round &+= 1
             boardcast_ev_run_nowait(eventLoop)
         }
-        if let listenWatch, let listener, let vhost, boardcast_listen_watch_take(listenWatch) != 0, !stopping {
-            // Any left waiting keep the socket readable, so the next iteration takes the next bite.
-            _ = listener.accept(limit: config.acceptsPerIteration) { fd in
-                _ = lws_adopt_socket_vhost(vhost, fd)  // on failure lws closes the socket itself
+        var now = 0.0
+        if let headList, !heads.isEmpty {
+            now = Date().timeIntervalSince1970
+            while let watch = boardcast_head_take(headList) {
+                let fd = boardcast_head_watch_fd(watch)
+                boardcast_head_watch_free(eventLoop, watch)
+                guard let waiting = heads.removeValue(forKey: fd) else { continue }
+                admitSocket(fd, since: waiting.since, lowWater: waiting.lowWater)
             }
+            if now - lastHeadSweep >= 1 { expireHeads(now: now) }
+        }
+        if let listenWatch, let listener, boardcast_listen_watch_take(listenWatch) != 0, !stopping {
+            if now == 0 { now = Date().timeIntervalSince1970 }
+            // Any left waiting keep the socket readable, so the next iteration takes the next bite.
+            _ = listener.accept(limit: config.acceptsPerIteration) { fd in admitSocket(fd, since: now, lowWater: 1) }
+        }
+        if !paused.isEmpty || !lingering.isEmpty {
+            let now = Date().timeIntervalSince1970
+            resumePaused(now: now)
+            closeLingering(now: now)
         }
         flush()
     }
@@ -191,6 +240,7 @@ final class LWSContext {
         if let eventLoop, let listenWatch { boardcast_listen_watch_stop(eventLoop, listenWatch) }
         listenWatch = nil
         listener = nil
+        dropHeads()
         for connection in connections { close(connection, code: 1001, reason: "server shutting down") }
     }
 
@@ -200,10 +250,17 @@ final class LWSContext {
         if let eventLoop, let listenWatch { boardcast_listen_watch_stop(eventLoop, listenWatch) }
         listenWatch = nil
         listener = nil
+        dropHeads()
+        closeLingering(now: 0, all: true)
+        if let headList { boardcast_head_list_free(headList) }
+        headList = nil
         if let context { lws_context_destroy(context) }
         context = nil
         vhost = nil
-        if let eventLoop { boardcast_ev_loop_destroy(eventLoop) }
+        if let eventLoop {
+            boardcast_read_target_free(eventLoop)
+            boardcast_ev_loop_destroy(eventLoop)
+        }
         eventLoop = nil
         tables = nil
     }
@@ -341,16 +398,22 @@ final class LWSContext {
                             input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
         switch reason {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            // The game protocol lives at /ws only.
-            if stopping { return 1 }
-            return header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : 1
+            return filterUpgrade(wsi)
 
         case LWS_CALLBACK_ESTABLISHED:
             guard let user else { return -1 }
-            let address = peerAddress(wsi)
-            let id = connections.insert { Connection(id: $0, address: address) }
+            let id = connections.insert { Connection(id: $0) }
             guard let connection = connections[id] else { return -1 }
             connection.io.socket = SocketHandle(wsi: wsi)
+            // The filter callback decided who the client is, in this same call into lws.
+            let client = admitting?.wsi == wsi ? admitting?.client ?? .unknown : .unknown
+            admitting = nil
+            upgrades.opened(client)
+            connection.io.client = client
+            if let eventLoop {
+                connection.io.socket?.readWatch = boardcast_read_watch_start(
+                    eventLoop, lws_get_socket_fd(wsi), Unmanaged.passUnretained(connection).toOpaque())
+            }
             // Retained here, released on CLOSED: lws holds the only reference meanwhile.
             let pointer = UInt64(UInt(bitPattern: Unmanaged.passRetained(connection).toOpaque()))
             user.storeBytes(of: SessionSlot(kind: 1, value: pointer), as: SessionSlot.self)
@@ -360,6 +423,7 @@ final class LWSContext {
         case LWS_CALLBACK_RECEIVE:
             guard let connection = connection(user) else { return -1 }
             connection.io.heardFrom = true
+            connection.io.deliveredSinceRead = true
             // lws reads at most the receive buffer per wake-up; a round that took most of it
             // (payload plus client frame headers) likely left more in the socket.
             if connection.io.round != round {
@@ -391,7 +455,11 @@ final class LWSContext {
             }
 
         case LWS_CALLBACK_RECEIVE_PONG:
-            connection(user)?.io.heardFrom = true
+            // Reported only with a payload: lws 4.1.6 says nothing of an empty pong.
+            guard let connection = connection(user) else { return 0 }
+            connection.io.heardFrom = true
+            connection.io.deliveredSinceRead = true
+            controlFrame(connection, wsi: wsi)
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -404,8 +472,13 @@ final class LWSContext {
             guard slot.kind == 1, let raw = UnsafeRawPointer(bitPattern: UInt(slot.value)) else { return 0 }
             user.storeBytes(of: SessionSlot(kind: 0, value: 0), as: SessionSlot.self)
             let connection = Unmanaged<Connection>.fromOpaque(raw).takeRetainedValue()
+            // Before lws closes the socket: its number may come back for another connection.
+            if let watch = connection.io.socket?.readWatch, let eventLoop { boardcast_read_watch_stop(eventLoop, watch) }
+            if connection.io.lingers { linger(lws_get_socket_fd(wsi)) }
+            if !floods.isEmpty { floods[connection.id] = nil }
             connection.io.isClosed = true
             connection.io.socket = nil
+            upgrades.closed(connection.io.client)
             events?.closed(connection)
             connections.remove(connection.id)
             return 0
@@ -444,6 +517,15 @@ final class LWSContext {
             }
             return lws_callback_http_dummy(wsi, reason, user, input, length)
 
+        case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+            // Every request but an upgrade, dynamic or static, once lws parsed it; a path lws cut
+            // at the token limit was longer than the server reads.
+            guard length <= RequestLine.maxPathBytes else {
+                _ = writeRefusal(RequestLine.pathTooLong, wsi: wsi)
+                return 1
+            }
+            return 0
+
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             events?.wokenUp()
             return 0
@@ -451,15 +533,6 @@ final class LWSContext {
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
-    }
-
-    /// The peer's address as text (`127.0.0.1`, `::1`).
-    private func peerAddress(_ wsi: OpaquePointer) -> ClientAddress {
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return ClientAddress("unknown") }
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // An IPv4 peer on a dual-stack socket reads as ::ffff:a.b.c.d: it is that IPv4 address.
-        return ClientAddress(text.hasPrefix("::ffff:") && text.contains(".") ? String(text.dropFirst(7)) : text)
     }
 
     /// The HTTP request an lws connection waits to answer (its id, and the top bit for HEAD).
@@ -491,6 +564,173 @@ final class LWSContext {
         }
         if connection.io.hasPending || connection.io.closing != nil || connection.io.pingDue { requestWritable(connection) }
         return 0
+    }
+
+    // MARK: The first request line of each connection
+
+    /// A new connection goes to lws once its first request line is in and well-formed
+    /// (`RequestLine`): lws 4.1.6 would close the connection without a status line on a path
+    /// that decodes to a NUL, and answer a bad percent-escape with an HTML 403. A bad line is
+    /// answered 400 here; a line not in yet is waited for. lws only peeks, so lws reads the
+    /// same bytes. Later requests on a kept-alive connection are lws's alone (`token_limits`
+    /// still cuts an over-long path, which the filter callback answers 400).
+    private func admitSocket(_ fd: Int32, since: Double, lowWater: Int) {
+        guard let vhost, !stopping else {
+            Listener.closeSocket(fd)
+            return
+        }
+        switch Listener.peek(fd, buffer: peekBuffer) {
+        case .gone:
+            Listener.closeSocket(fd)
+        case .nothingYet:
+            waitForHead(fd, since: since, lowWater: lowWater)
+        case .bytes(let bytes):
+            switch RequestLine.check(bytes) {
+            case .pass:
+                if lowWater > 1 { Listener.setReadLowWater(fd, 1) }
+                _ = lws_adopt_socket_vhost(vhost, fd)  // on failure lws closes the socket itself
+            case .incomplete:
+                waitForHead(fd, since: since, lowWater: bytes.count + 1)
+            case .refuse(let response):
+                Listener.refuse(fd, answer: response.closingBytes, buffer: peekBuffer)
+            }
+        }
+    }
+
+    private func waitForHead(_ fd: Int32, since: Double, lowWater: Int) {
+        guard let eventLoop, let headList, let watch = boardcast_head_watch_start(eventLoop, headList, fd) else {
+            Listener.closeSocket(fd)
+            return
+        }
+        if lowWater > 1 { Listener.setReadLowWater(fd, lowWater) }
+        heads[fd] = (watch, since, lowWater)
+    }
+
+    /// Closes connections that sent no whole request line in `headTimeout` seconds.
+    private func expireHeads(now: Double) {
+        lastHeadSweep = now
+        guard let eventLoop else { return }
+        for (fd, waiting) in heads where now - waiting.since > LWSContext.headTimeout {
+            boardcast_head_watch_free(eventLoop, waiting.watch)
+            heads[fd] = nil
+            Listener.closeSocket(fd)
+        }
+    }
+
+    private func dropHeads() {
+        if let headList { while boardcast_head_take(headList) != nil {} }
+        for (fd, waiting) in heads {
+            if let eventLoop { boardcast_head_watch_free(eventLoop, waiting.watch) }
+            Listener.closeSocket(fd)
+        }
+        heads = [:]
+    }
+
+    // MARK: Limits (PROTOCOL section 14)
+
+    /// lws's filter callback of a WebSocket upgrade, before it answers 101: the client's address,
+    /// its page's origin and its address's open connections decide (`UpgradeGate`). A refusal
+    /// is answered here with a status line and a short text, and the connection closed.
+    private func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
+        let peer = Listener.peerAddress(lws_get_socket_fd(wsi)) ?? .unknown
+        let trusted = upgrades.limits.trustedProxies
+        let forwardedFor = trusted.isEmpty || !trusted.trusts(peer) ? nil : header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
+        let origin = upgrades.limits.origins.allowsEveryOrigin ? nil : header(wsi, WSI_TOKEN_ORIGIN)
+        switch upgrades.decide(path: header(wsi, WSI_TOKEN_GET_URI), peer: peer, forwardedFor: forwardedFor,
+                               origin: origin, stopping: stopping) {
+        case .admit(let client):
+            admitting = (wsi, client)
+            return 0
+        case .refuse(let response, let limit):
+            if let limit { events?.refused(limit) }
+            // The connection is already in lws's WebSocket role here; its HTTP writes go out as
+            // they are, and lws closes it once this returns non-zero.
+            _ = writeRefusal(response, wsi: wsi)
+            return 1
+        }
+    }
+
+    /// The whole refusal (`HTTPResponse.closingBytes`) in one raw write.
+    private func writeRefusal(_ response: HTTPResponse, wsi: OpaquePointer) -> Int32 {
+        let bytes = response.closingBytes
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: OutFrame.headroom + bytes.count)
+        defer { buffer.deallocate() }
+        let start = buffer + OutFrame.headroom
+        bytes.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: $0.count) }
+        return LWSCall.status(wrote: lws_write(wsi, start, bytes.count, LWS_WRITE_HTTP), of: bytes.count)
+    }
+
+    /// The connection's socket was readable (`boardcast_read_watch`). lws 4.1.6 answers pings
+    /// itself and reports neither them nor empty pongs to the protocol, so a read that
+    /// delivered no frame (no message piece, no pong) since the previous one read control
+    /// frames only: it counts as one. (A read that ends inside a frame header counts too: one
+    /// token, rarely.) This watcher runs after lws's own for the same event (libev invokes the
+    /// watchers of one socket in the order they were started); were it the other way round,
+    /// each read would be judged one event late, with the same counts.
+    fileprivate func readable(_ connection: Connection) {
+        guard let socket = connection.io.socket, !connection.io.isClosed else { return }
+        if connection.io.deliveredSinceRead {
+            connection.io.deliveredSinceRead = false
+            return
+        }
+        controlFrame(connection, wsi: socket.wsi)
+    }
+
+    /// A ping or pong from the client: it counts against the connection's rate limit. One
+    /// over the limit pauses reading the connection, and a flood that goes on closes it with
+    /// 1008 (`ControlFloodGuard`).
+    private func controlFrame(_ connection: Connection, wsi: OpaquePointer) {
+        guard connection.io.closing == nil, events?.receivedControl(connection) == false else { return }
+        let now = Date().timeIntervalSince1970
+        switch floods[connection.id, default: ControlFloodGuard()].overLimit(now: now) {
+        case .pause(let until):
+            pauseReading(connection, wsi: wsi, until: until)
+        case .close:
+            events?.refused(.controlFrames)
+            // Not read again: while pings keep arriving, lws answers each before any write of
+            // the protocol's, and the close frame would wait for the flood to stop.
+            pauseReading(connection, wsi: wsi, until: .infinity)
+            connection.io.lingers = true
+            close(connection, code: 1008, reason: "control frames over the rate limit")
+        }
+    }
+
+    /// Keeps a socket lws is about to close open a little longer, unread. lws sends the close
+    /// frame and ends its side at once; closing the socket with a flood unread in it would make
+    /// the kernel reset the connection, and a client that had not yet read the close frame
+    /// would lose it. Held, it costs nothing (its window is full, the client cannot send).
+    private func linger(_ fd: Int32) {
+        guard let copy = Listener.duplicate(fd) else { return }
+        lingering.append((copy, Date().timeIntervalSince1970 + LWSContext.lingerSeconds))
+    }
+
+    private func closeLingering(now: Double, all: Bool = false) {
+        lingering.removeAll { entry in
+            guard all || entry.until <= now else { return false }
+            Listener.closeSocket(entry.fd)
+            return true
+        }
+    }
+
+    private func pauseReading(_ connection: Connection, wsi: OpaquePointer, until: Double) {
+        guard !connection.io.readPaused else { return }
+        connection.io.readPaused = true
+        lws_rx_flow_control(wsi, 0)
+        if let watch = connection.io.socket?.readWatch, let eventLoop { boardcast_read_watch_pause(eventLoop, watch) }
+        paused.append((connection, until))
+    }
+
+    /// Reads again from connections whose pause is over.
+    private func resumePaused(now: Double) {
+        paused.removeAll { entry in
+            guard entry.until <= now || entry.connection.io.isClosed else { return false }
+            entry.connection.io.readPaused = false
+            if let socket = entry.connection.io.socket, !entry.connection.io.isClosed {
+                lws_rx_flow_control(socket.wsi, 1)
+                if let watch = socket.readWatch, let eventLoop { boardcast_read_watch_resume(eventLoop, watch) }
+            }
+            return true
+        }
     }
 
     private func writeHTTP(_ response: HTTPResponse, wsi: OpaquePointer, withBody: Bool = true) -> Int32 {
@@ -574,6 +814,10 @@ private final class LWSTables {
     let mounts: UnsafeMutablePointer<lws_http_mount>
     let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
     let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+    /// A request's path is cut at one byte over `RequestLine.maxPathBytes`: lws would otherwise
+    /// close a connection whose path overflows its header space without a status line; cut, the
+    /// request reaches the filter callback, which answers 400.
+    let tokenLimits: UnsafeMutablePointer<lws_token_limits>
     let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private let mountCount: Int
     private let mimeCount: Int
@@ -599,6 +843,15 @@ private final class LWSTables {
         mimeTypes.initialize(repeating: lws_protocol_vhost_options(), count: mimeCount)
         retryPolicy = .allocate(capacity: 1)
         retryPolicy.initialize(to: lws_retry_bo_t())
+        tokenLimits = .allocate(capacity: 1)
+        tokenLimits.initialize(to: lws_token_limits())
+        withUnsafeMutableBytes(of: &tokenLimits.pointee.token_limit) { raw in
+            let limits = raw.bindMemory(to: UInt16.self)
+            for token in [WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_PUT_URI,
+                          WSI_TOKEN_PATCH_URI, WSI_TOKEN_DELETE_URI, WSI_TOKEN_CONNECT, WSI_TOKEN_HEAD_URI] {
+                limits[Int(token.rawValue)] = UInt16(RequestLine.maxPathBytes + 1)  // 0, the rest: only lws's header space
+            }
+        }
         foreignLoops = .allocate(capacity: 1)
         foreignLoops.initialize(to: nil)
 
@@ -653,6 +906,7 @@ private final class LWSTables {
         mounts.deinitialize(count: mountCount).deallocate()
         mimeTypes.deinitialize(count: mimeCount).deallocate()
         retryPolicy.deinitialize(count: 1).deallocate()
+        tokenLimits.deinitialize(count: 1).deallocate()
         foreignLoops.deinitialize(count: 1).deallocate()
     }
 
@@ -677,6 +931,14 @@ public final class LWSWaker: Sendable {
     public func wake() {
         handle.withLock { if let context = $0 { lws_cancel_service(context.pointer) } }
     }
+}
+
+/// libev calls this when a WebSocket's socket is readable (`boardcast_read_watch`): `context` is the
+/// `LWSContext`, `owner` the `Connection`, both alive while the watcher runs (it stops on `CLOSED`).
+private func boardcastReadFired(context: UnsafeMutableRawPointer?, owner: UnsafeMutableRawPointer?) {
+    guard let context, let owner else { return }
+    Unmanaged<LWSContext>.fromOpaque(context).takeUnretainedValue()
+        .readable(Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue())
 }
 
 /// lws calls this plain C function for every event; it finds the Swift owner through the context's user pointer.

@@ -79,13 +79,100 @@ final class Listener {
         return count
     }
 
-    private static func boundPort(_ fd: Int32) -> Int? {
+    // MARK: A new connection's first request line
+
+    /// What a new connection sent so far, looked at without taking it from the socket (lws reads it after).
+    enum Peeked {
+        /// Up to and including the first line feed, or all of it if none came yet.
+        case bytes([UInt8])
+        case nothingYet
+        /// Closed, or failed, before sending a whole line.
+        case gone
+    }
+
+    /// Bytes looked at for the request line: one over `RequestLine.maxLineBytes` and its CR LF.
+    static let peekCapacity = RequestLine.maxLineBytes + 3
+
+    /// Looks at what `fd` holds; `buffer` holds `peekCapacity` bytes.
+    static func peek(_ fd: Int32, buffer: UnsafeMutableRawPointer) -> Peeked {
+        let count = recv(fd, buffer, peekCapacity, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? .nothingYet : .gone }
+        if count == 0 { return .gone }
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+        let end = bytes.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? count
+        return .bytes(Array(bytes.prefix(end)))
+    }
+
+    /// Makes the socket readable (to epoll) only once it holds at least `bytes` bytes: a request
+    /// line that came in part waits for more without waking the loop again for what is there.
+    static func setReadLowWater(_ fd: Int32, _ bytes: Int) {
+        var value = Int32(clamping: bytes)
+        setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Answers a refused request and closes. What the client sent is read first (up to 64 KiB):
+    /// closing with unread input makes the kernel reset the connection, and the client could
+    /// lose the answer. Then the answer, then the end of the connection.
+    static func refuse(_ fd: Int32, answer: [UInt8], buffer: UnsafeMutableRawPointer) {
+        var drained = 0
+        while drained < 65536 {
+            let count = recv(fd, buffer, peekCapacity, Int32(MSG_DONTWAIT))
+            if count <= 0 { break }
+            drained += count
+        }
+        _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
+    }
+
+    static func closeSocket(_ fd: Int32) { close(fd) }
+
+    /// A second descriptor of the same socket (close-on-exec), or nil.
+    static func duplicate(_ fd: Int32) -> Int32? {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
+    }
+
+    /// The address of a connected socket's peer, IPv4 as IPv4-mapped (so an IPv4 client of a
+    /// dual-stack socket is the same address as over IPv4).
+    static func peerAddress(_ fd: Int32) -> ClientAddress? {
+        guard var storage = socketAddress(fd, getpeername) else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    ClientAddress(ipv4: UInt32(bigEndian: $0.pointee.sin_addr.s_addr))
+                }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    withUnsafeBytes(of: address.pointee.sin6_addr) { bytes in
+                        let high = bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                        let low = bytes.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                        return ClientAddress(high: high, low: low)
+                    }
+                }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The socket's own or its peer's address (`getsockname` or `getpeername`).
+    private static func socketAddress(
+        _ fd: Int32, _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> sockaddr_storage? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, &length) == 0 }
         }
-        guard ok else { return nil }
+        return ok ? storage : nil
+    }
+
+    private static func boundPort(_ fd: Int32) -> Int? {
+        guard var storage = socketAddress(fd, getsockname) else { return nil }
         switch Int32(storage.ss_family) {
         case AF_INET:
             return withUnsafePointer(to: &storage) {

@@ -23,6 +23,7 @@ public final class ServerMetrics: Sendable {
     let winnablePool: [Int: Gauge]
     let winnablePoolTarget: Gauge
     private let errorCounters: [String: Counter]
+    private let refusalCounters: [LimitKind: Counter]
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "boardcast", metricName: metric, unitName: unit, helpText: help)
@@ -70,9 +71,17 @@ public final class ServerMetrics: Sendable {
                 descriptor: Self.name("errors", unit: "total", "Errors answered, by code"), labels: [("code", code.rawValue)])
         }
         errorCounters = counters
+        refusalCounters = Dictionary(uniqueKeysWithValues: LimitKind.allCases.map { limit in
+            (limit, registry.makeCounter(
+                descriptor: Self.name("limit_refusals", unit: "total",
+                                      "Clients refused by an operator's limit (PROTOCOL section 14), by limit"),
+                labels: [("limit", limit.rawValue)]))
+        })
     }
 
     func countError(_ code: ErrorCode) { errorCounters[code.rawValue]?.increment() }
+
+    func countRefusal(_ limit: LimitKind) { refusalCounters[limit]?.increment() }
 
     public func render() -> String { registry.emitToString() }
 }

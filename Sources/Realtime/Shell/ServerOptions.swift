@@ -23,6 +23,8 @@ public struct ServerOptions: Sendable {
     /// Seconds a node's liveness lease lasts; other nodes answer `unavailable` for its games
     /// once it is that long gone.
     public var leaseSeconds: Double = 15
+    /// Limits per client address, trusted proxies, allowed origins (PROTOCOL section 14).
+    public var limits = ClientLimits()
 
     public init(host: String, port: Int, data: String, web: String, pingInterval: Int) {
         self.host = host
