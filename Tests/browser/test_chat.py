@@ -53,14 +53,18 @@ def field(driver):
     return driver.find_element(By.CSS_SELECTOR, ".chat-input")
 
 
-def say(driver, text: str) -> str | None:
-    """Types a line and presses Enter, as a user does; returns the error the page
-    showed beside the field for it, or None once the server took it."""
+def say(driver, text: str, tap: bool = False) -> str | None:
+    """Types a line and presses Enter (or taps Send), as a user does; returns the error
+    the page showed beside the field for it, or None once the server took it."""
     box = field(driver)
     box.clear()
     # Cleared here, so only this line's answer sets it again.
     driver.execute_script("document.querySelector('.chat-compose').removeAttribute('aria-busy')")
-    box.send_keys(text + "\n")
+    if tap:
+        box.send_keys(text)
+        driver.find_element(By.CSS_SELECTOR, ".chat-send").click()
+    else:
+        box.send_keys(text + "\n")
     wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".chat-compose").get_attribute("aria-busy") == "false", 10,
          "the line got no answer")
     error = driver.find_element(By.CSS_SELECTOR, ".chat-error")
@@ -156,7 +160,7 @@ def test_race_chat_between_players_and_spectators(server, client, browser):
     assert wait_line(watcher, "Spectators only: P2 should draw")["by"] == "you"
     other = wait_line(phone, "Spectators only: P2 should draw")
     assert re.fullmatch(r"s\d+", other["by"]) and other["tag"] == "Spectators", other
-    assert say(phone, "<b>shh</b>, they cannot read this") is None
+    assert say(phone, "<b>shh</b>, they cannot read this", tap=True) is None
     back = wait_line(watcher, "<b>shh</b>, they cannot read this")
     assert re.fullmatch(r"s\d+", back["by"]) and back["by"] != other["by"] and back["tag"] == "Spectators", back
     assert wait_line(phone, "<b>shh</b>, they cannot read this")["by"] == "you"
@@ -502,7 +506,7 @@ CHAT_LOGIC_JS = """
   const nodes = [...host.querySelectorAll('.chat-line')];
   check('kept, not redrawn', nodes.length === 2 && nodes[0] === first);
   check('markup is text', !host.querySelector('.chat-lines img, .chat-lines b') && first.querySelector('.chat-text').textContent === markup.text);
-  check('you', nodes[1].querySelector('.chat-by').textContent === 'you');
+  check('you', nodes[1].querySelector('.chat-by').textContent === 'you' && nodes[1].dataset.mine === 'true' && !('mine' in nodes[0].dataset));
   check('both rooms for a spectator', host.querySelector('.chat').dataset.rooms === 'both');
   panel.setLines([panel.shown[1]]);
   check('scrolled away at the top', host.querySelectorAll('.chat-line').length === 1 && host.querySelector('.chat-line') === nodes[1]);

@@ -78,6 +78,7 @@ def test_query_links_and_unknown_games(server, client, browser):
     d.get(f"{server.url}/#/watch/nosuchgame")
     wait(d, lambda d: css(d, ".notice"), 10, "no message for a game that does not exist")
     assert "No such game" in d.find_element(By.CSS_SELECTOR, ".notice").text
+    assert not [c for c in css(d, ".chat") if c.is_displayed()], "a chat for a game that is not there"
     d.get(f"{server.url}/#/play/{game}/wrongtoken")
     wait(d, lambda d: css(d, ".notice"), 10)
     assert "Watch instead" in d.find_element(By.CSS_SELECTOR, ".notice").text

@@ -4,10 +4,13 @@
  * lines shown and the lines given), and for a member a line to write. Every
  * text goes into the page as text.
  */
-import { el, icon, playerColor } from "./ui.js";
+import { el, playerColor } from "./ui.js";
 import { CHAT_MAX, chatTime, textLength } from "./chat.js";
 
 /** @typedef {import("./chat.js").ChatLine} ChatLine */
+
+/** Numbers the panels made, for ids that tie a field to its label. */
+let panels = 0;
 
 /** How a room is called on a line and in the compose row. */
 const ROOM_NAMES = { players: "Players", spectators: "Spectators" };
@@ -61,9 +64,10 @@ export class ChatPanel {
   }
 
   buildCompose() {
-    this.toLabel = el("span.chat-to", { id: "chat-to" }, "");
+    const toId = `chat-to-${++panels}`;
+    this.toLabel = el("span.chat-to", { id: toId }, "");
     this.input = /** @type {HTMLInputElement} */ (el("input.chat-input", {
-      type: "text", autocomplete: "off", enterkeyhint: "send", placeholder: "Write a message\u2026", "aria-describedby": "chat-to", "aria-label": "Message",
+      type: "text", autocomplete: "off", enterkeyhint: "send", placeholder: "Write a message\u2026", "aria-describedby": toId, "aria-label": "Message",
     }));
     this.count = el("span.chat-count", { "aria-live": "polite" });
     // The server's refusal stays beside the field, where a toast would cover what is typed.
@@ -225,7 +229,7 @@ export class ChatPanel {
         onclick: () => mute(line.by),
       }, "Mute"));
     }
-    return el("li.chat-line", { dataset: { room: line.room, by: line.by, mine: mine ? "true" : undefined } },
+    return el("li.chat-line", { dataset: mine ? { room: line.room, by: line.by, mine: "true" } : { room: line.room, by: line.by } },
       el("div.chat-meta", {}, ...parts),
       el("p.chat-text", { text: line.text }));
   }

@@ -534,6 +534,7 @@ export class GameView {
     this.roleBadge.hidden = true;
     this.title.textContent = "Game not available";
     this.chat.root.hidden = true;
+    this.body.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" }, ...body, el("div.notice-actions", {}, ...actions)));
   }
 

@@ -181,6 +181,7 @@ export class ReplayView {
     this.loading = false;
     this.caption.textContent = "";
     this.chat.root.hidden = true;
+    this.chat.root.parentElement?.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" },
       el("h2", {}, error.code === "not-found" ? "No such game" : "Cannot replay this game"),
       el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : String(error.message || error.code)),
