@@ -168,6 +168,14 @@ class Client:
         self.ws.close()
 
 
+def follow(client: Client, seq: int, timeout: float = 10):
+    """Reads until the client holds the game at `seq` (its diffs applied), and returns that state."""
+    deadline = time.monotonic() + timeout
+    while client.seq is None or client.seq < seq:
+        client.recv(timeout=max(0.05, deadline - time.monotonic()))
+    return client.state
+
+
 @pytest.fixture
 def client(server):
     clients = []
@@ -229,6 +237,31 @@ def assert_no_console_errors(driver, allow: tuple[str, ...] = ()):
     assert not errors, "console errors:\n" + "\n".join(errors)
 
 
+# Around the checks of page_checks: `check(name, ok)` records one, `eq(a, b)` compares values.
+CHECKS_JS = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const results = [];
+  const check = (name, ok) => results.push([name, !!ok]);
+  const eq = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+%s
+  done(results);
+})().catch(e => done([['threw ' + e, false]]));
+"""
+
+
+def page_checks(server, browser, checks: str) -> list:
+    """Runs JavaScript checks in a page of the server, where the page's modules run for
+    users; fails on a failed check or a console error, and returns every [name, ok]."""
+    d = browser(width=800, height=600)
+    d.get(server.url + "/")
+    results = d.execute_async_script(CHECKS_JS % checks)
+    failed = [name for name, ok in results if not ok]
+    assert not failed, failed
+    assert_no_console_errors(d)
+    return results
+
+
 def screenshot(driver, name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
@@ -236,6 +269,14 @@ def screenshot(driver, name: str) -> Path:
     wait(driver, lambda d: d.execute_script("return document.getAnimations().filter(a => a.playState === 'running' && isFinite(a.effect.getComputedTiming().endTime)).length === 0"), 5)
     driver.save_screenshot(str(path))
     return path
+
+
+# Every message the page sends from now on, parsed, in window.sentLog.
+RECORD_SENDS_JS = """
+window.sentLog = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (text) { window.sentLog.push(JSON.parse(text)); return send.call(this, text); };
+"""
 
 
 def wait(driver, condition, timeout: float = 10, message: str = ""):

@@ -7,7 +7,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 
-from conftest import css, wait
+from conftest import css, follow, wait, winnable_deck
 
 PILES = ["/stock", "/waste"] + [f"/foundations/{i}" for i in range(4)] + [f"/tableau/{i}" for i in range(7)]
 
@@ -119,3 +119,62 @@ def pile_target(driver, pile: str):
                and e.get_attribute("data-index") == str(len(cards) - 1)]
         return els[0]
     return driver.find_element(By.CSS_SELECTOR, f'.kl-table .slot[data-pile="{pile}"]')
+
+
+RANKS = "A23456789TJQK"
+
+
+def foundation_move(table: dict) -> str | None:
+    """A tableau pile whose top card goes home next, if any."""
+    homes = {f[-1][1]: RANKS.index(f[-1][0]) for f in table["foundations"] if f}
+    for i, pile in enumerate(table["tableau"]):
+        if pile and pile[-1] != "??" and homes.get(pile[-1][1], -1) == RANKS.index(pile[-1][0]) - 1:
+            return f"/tableau/{i}"
+    return None
+
+
+def winning_moves(client) -> list[dict]:
+    """The moves that win winnable_deck() with foundation moves only, found by
+    playing it as a Klondike game of its own (every race table is dealt alike)."""
+    solo = client()
+    solo.ok({"type": "create", "kind": "klondike", "options": {"deck": winnable_deck()}})
+    moves = []
+    for _ in range(24):
+        moves += [{"type": "tap", "target": "/stock"}, {"type": "double-tap", "target": "/waste"}]
+        for move in moves[-2:]:
+            solo.ok(move)
+    while solo.state["status"] != "won":
+        target = foundation_move(solo.state)
+        assert target, f"no foundation move in {solo.state}"
+        moves.append({"type": "double-tap", "target": target})
+        solo.ok(moves[-1])
+    solo.close()
+    return moves
+
+
+# The page sends moves through its session, as its gestures do, all at once (the
+# server applies them in order); resolves once every one is acknowledged.
+SEND_MOVES_JS = """
+const done = arguments[arguments.length - 1];
+const s = window.boardcast.view.session;
+Promise.all(arguments[0].map(m => s.command(m))).then(() => done(null), e => done(String(e.message || e)));
+"""
+
+
+def winnable_race(server, client, browser):
+    """A race of two on winnable_deck(), started: p1 a websocket client, p2 a desktop page
+    on the play link, and a spectator's page. About the race, not the cards' flight: its
+    150 moves go by without animation."""
+    p1 = client()
+    p1.ok({"type": "create", "kind": "race", "options": {"seats": 2, "deck": winnable_deck()}})
+    player = browser(width=1280, height=900)
+    spectator = browser(width=1100, height=850)
+    for d in (player, spectator):
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    player.get(f"{server.url}/#/play/{p1.game}/{p1.token}")
+    spectator.get(f"{server.url}/#/watch/{p1.game}")
+    follow(p1, 1)
+    assert p1.state["status"] == "playing"
+    wait(player, lambda d: len(css(d, ".race-own .kl-table .card")) == 52, 10)
+    wait(spectator, lambda d: len(css(d, ".race-seat .kl-table .card")) == 104, 10)
+    return p1, player, spectator

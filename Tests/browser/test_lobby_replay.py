@@ -7,7 +7,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import assert_no_console_errors, css, ordered_deck, screenshot, wait
+from conftest import assert_no_console_errors, css, ordered_deck, page_checks, screenshot, wait
 from kl import open_table, state_piles, table, wait_table
 
 DECK = ordered_deck(i0="AH", i13="9S", i18="8H", i22="TD", i28="AS")
@@ -78,6 +78,7 @@ def test_query_links_and_unknown_games(server, client, browser):
     d.get(f"{server.url}/#/watch/nosuchgame")
     wait(d, lambda d: css(d, ".notice"), 10, "no message for a game that does not exist")
     assert "No such game" in d.find_element(By.CSS_SELECTOR, ".notice").text
+    assert not [c for c in css(d, ".chat") if c.is_displayed()], "a chat for a game that is not there"
     d.get(f"{server.url}/#/play/{game}/wrongtoken")
     wait(d, lambda d: css(d, ".notice"), 10)
     assert "Watch instead" in d.find_element(By.CSS_SELECTOR, ".notice").text
@@ -129,14 +130,10 @@ def test_replay_steps_through_every_move(server, client, browser):
 
 
 PAGE_LOGIC_JS = """
-const done = arguments[arguments.length - 1];
-(async () => {
+
   const { applyPatch, PatchError } = await import('/js/patch.js');
   const { classifyDiff } = await import('/js/session.js');
   const { Timeline } = await import('/js/timeline.js');
-  const results = [];
-  const check = (name, ok) => results.push([name, !!ok]);
-  const eq = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const doc = { a: [1, 2, 3], o: { 'x/y': 1, 'm~n': 2 } };
   check('add end', eq(applyPatch(doc, [{ op: 'add', path: '/a/-', value: 4 }]).a, [1, 2, 3, 4]));
   check('add index', eq(applyPatch(doc, [{ op: 'add', path: '/a/0', value: 0 }]).a, [0, 1, 2, 3]));
@@ -178,20 +175,12 @@ const done = arguments[arguments.length - 1];
   check('long column fits 520px', bottom <= 520.5);
   check('fan keeps order', placed.every((c, i) => i === 0 || c.y > placed[i - 1].y));
   check('ranks stay readable', placed.slice(7).every((c, i) => c.y - placed[6 + i].y >= g.ch * 0.13));
-  done(results);
-})().catch(e => done([['threw ' + e, false]]));
 """
 
 
 def test_page_logic_in_the_browser(server, browser):
     """The page's RFC 6902 apply, seq rules and replay timeline, run where they run for users."""
-    d = browser(width=800, height=600)
-    d.get(server.url + "/")
-    results = d.execute_async_script(PAGE_LOGIC_JS)
-    failed = [name for name, ok in results if not ok]
-    assert not failed, failed
-    assert len(results) > 60
-    assert_no_console_errors(d)
+    assert len(page_checks(server, browser, PAGE_LOGIC_JS)) > 60
 
 
 def test_plane_replay_starts_from_an_empty_plane(server, client, browser):
@@ -289,6 +278,7 @@ for (const e of controls) {
 }
 const race = [...document.querySelectorAll('.race-controls > *')].map(e => e.getBoundingClientRect().top);
 return { kinds: [...new Set(controls.map(e => e.type === 'checkbox' ? 'checkbox' : e.tagName.toLowerCase()))].sort(),
+         ids: controls.map(e => e.id).filter(Boolean),
          raceRows: new Set(race.map(Math.round)).size, problems };
 """
 
@@ -297,7 +287,8 @@ return { kinds: [...new Set(controls.map(e => e.type === 'checkbox' ? 'checkbox'
                          ids=["phone-390", "1100", "1280", "1920"])
 def test_lobby_controls_show_their_whole_text(server, client, browser, width, height, mobile):
     """The race tile once cut its own selects at 1100 px ("2 seal"): every control of
-    the lobby, the rows' buttons too, shows all of its text at phone and desktop widths."""
+    the lobby, the rows' buttons and the spectator delay too, shows all of its text at
+    phone and desktop widths."""
     me = client()
     game, token = me.create_klondike(DECK)
     client().ok({"type": "create", "kind": "race", "options": {"seats": 8, "deck": DECK}})
@@ -312,11 +303,12 @@ def test_lobby_controls_show_their_whole_text(server, client, browser, width, he
     wait(d, lambda d: css(d, f'.game-row[data-game="{game}"] a.play'), 10, "the game's row with its Play button")
     # The longest option of each select is the one chosen: the check measures every option anyway.
     d.execute_script("""
-      for (const [id, value] of [['race-seats', '8'], ['race-draw', '3']]) {
+      for (const [id, value] of [['race-seats', '8'], ['race-draw', '3'], ['spectator-delay', '120']]) {
         const s = document.getElementById(id); s.value = value; s.dispatchEvent(new Event('change'));
       }""")
     found = d.execute_script(CONTROLS_FIT_JS)
     assert found["kinds"] == ["a", "button", "checkbox", "input", "label", "select"], found["kinds"]
+    assert "spectator-delay" in found["ids"] and "race-seats" in found["ids"], found["ids"]
     assert not found["problems"], "\n".join(found["problems"])
     assert found["raceRows"] == 1, "the race tile's selects and Start button share one line"
     assert d.execute_script("return document.documentElement.scrollWidth") <= width

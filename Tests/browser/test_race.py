@@ -4,12 +4,11 @@ across a reconnect. Also the winnable-deal choice and the solver's verdict
 (section 12)."""
 from __future__ import annotations
 
-import time
-
 from selenium.webdriver.common.by import By
 
-from conftest import assert_no_console_errors, css, ordered_deck, screenshot, wait, winnable_deck
-from kl import PILES, double_click, settled, state_piles
+from conftest import (RECORD_SENDS_JS, assert_no_console_errors, css, follow, ordered_deck, page_checks, screenshot,
+                      wait)
+from kl import PILES, SEND_MOVES_JS, double_click, settled, state_piles, winnable_race, winning_moves
 
 # Tableau tops: AH on pile 0, 9S on 2, 8H on 3, TD on 4; the first stock card is AS.
 DECK = ordered_deck(i0="AH", i13="9S", i18="8H", i22="TD", i28="AS")
@@ -45,13 +44,6 @@ def wait_seat(driver, seat: str, table: dict, timeout: float = 10):
         wait(driver, lambda d: seat in seats(d) and seats(d)[seat]["piles"] == expected, timeout)
     except Exception:
         raise AssertionError(f"{seat} differs:\n page:     {seats(driver).get(seat, {}).get('piles')}\n expected: {expected}")
-
-
-def follow(client, seq: int, timeout: float = 10):
-    deadline = time.monotonic() + timeout
-    while client.seq is None or client.seq < seq:
-        client.recv(timeout=max(0.05, deadline - time.monotonic()))
-    return client.state
 
 
 def banner(driver) -> str:
@@ -145,61 +137,8 @@ def test_race_with_a_spectator(server, client, browser):
         assert_no_console_errors(d)
 
 
-RANKS = "A23456789TJQK"
-
-
-def foundation_move(table: dict) -> str | None:
-    """A tableau pile whose top card goes home next, if any."""
-    homes = {f[-1][1]: RANKS.index(f[-1][0]) for f in table["foundations"] if f}
-    for i, pile in enumerate(table["tableau"]):
-        if pile and pile[-1] != "??" and homes.get(pile[-1][1], -1) == RANKS.index(pile[-1][0]) - 1:
-            return f"/tableau/{i}"
-    return None
-
-
-def winning_moves(client) -> list[dict]:
-    """The moves that win winnable_deck() with foundation moves only, found by
-    playing it as a Klondike game of its own (every race table is dealt alike)."""
-    solo = client()
-    solo.ok({"type": "create", "kind": "klondike", "options": {"deck": winnable_deck()}})
-    moves = []
-    for _ in range(24):
-        moves += [{"type": "tap", "target": "/stock"}, {"type": "double-tap", "target": "/waste"}]
-        for move in moves[-2:]:
-            solo.ok(move)
-    while solo.state["status"] != "won":
-        target = foundation_move(solo.state)
-        assert target, f"no foundation move in {solo.state}"
-        moves.append({"type": "double-tap", "target": target})
-        solo.ok(moves[-1])
-    solo.close()
-    return moves
-
-
-# The page sends moves through its session, as its gestures do, all at once (the
-# server applies them in order); resolves once every one is acknowledged.
-SEND_MOVES_JS = """
-const done = arguments[arguments.length - 1];
-const s = window.boardcast.view.session;
-Promise.all(arguments[0].map(m => s.command(m))).then(() => done(null), e => done(String(e.message || e)));
-"""
-
-
 def test_race_podium_and_new_race(server, client, browser):
-    p1 = client()
-    p1.ok({"type": "create", "kind": "race", "options": {"seats": 2, "deck": winnable_deck()}})
-    game, token = p1.game, p1.token
-    player = browser(width=1280, height=900)
-    spectator = browser(width=1100, height=850)
-    # About the podium, not the cards' flight: 150 moves go by without animation.
-    for d in (player, spectator):
-        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
-    player.get(f"{server.url}/#/play/{game}/{token}")
-    spectator.get(f"{server.url}/#/watch/{game}")
-    follow(p1, 1)
-    assert p1.state["status"] == "playing"
-    wait(player, lambda d: len(css(d, ".race-own .kl-table .card")) == 52, 10)
-    wait(spectator, lambda d: len(css(d, ".race-seat .kl-table .card")) == 104, 10)
+    p1, player, spectator = winnable_race(server, client, browser)
 
     # p2, the browser, plays to the last card, then double-clicks it home: first!
     moves = winning_moves(client)
@@ -299,12 +238,6 @@ def test_race_player_takes_its_own_seat_back_after_reconnecting(server, client, 
     assert not css(phone, ".race-rivals .hint-from")
     assert_no_console_errors(phone, allow=("WebSocket is already in CLOSING or CLOSED state",))
 
-
-RECORD_SENDS_JS = """
-window.sentLog = [];
-const send = WebSocket.prototype.send;
-WebSocket.prototype.send = function (text) { window.sentLog.push(JSON.parse(text)); return send.call(this, text); };
-"""
 
 # Every hint the page receives from now on, in order (listeners run in one go per message,
 # so once a hint is here the page has shown it).
@@ -425,13 +358,9 @@ def test_winnable_choice_and_a_lost_deal(server, client, browser):
 
 
 RACE_LOGIC_JS = """
-const done = arguments[arguments.length - 1];
-(async () => {
+
   const { seatsOf, ordinal, podium, waitingText, homeCount } = await import('/js/race.js');
   const { GameSession } = await import('/js/session.js');
-  const results = [];
-  const check = (name, ok) => results.push([name, !!ok]);
-  const eq = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const table = (moves, home) => ({ foundations: [home, [], [], []], moves, score: 10 * home.length });
   const state = { seats: 3, status: 'playing', finished: ['p10', 'p2'],
     tables: { p2: table(40, ['AS']), p10: table(30, ['AS', '2S']), p1: table(5, []) } };
@@ -491,17 +420,9 @@ const done = arguments[arguments.length - 1];
   } finally {
     window.setTimeout = realTimeout;
   }
-  done(results);
-})().catch(e => done([['threw ' + e, false]]));
 """
 
 
 def test_race_logic_in_the_browser(server, browser):
     """The race's pure helpers and the session's seat rules, run where they run for users."""
-    d = browser(width=800, height=600)
-    d.get(server.url + "/")
-    results = d.execute_async_script(RACE_LOGIC_JS)
-    failed = [name for name, ok in results if not ok]
-    assert not failed, failed
-    assert len(results) >= 15
-    assert_no_console_errors(d)
+    assert len(page_checks(server, browser, RACE_LOGIC_JS)) >= 15

@@ -2,13 +2,15 @@
 /**
  * A game being played or watched: the session (state from the server), the
  * board (Klondike table, race tables or Plane), the toolbar, sharing,
- * presence, and the won message (a podium in a race).
+ * presence, the chat, and the won message (a podium in a race).
  */
 import { GameSession } from "./session.js";
 import { KlondikeView } from "./klondike.js";
 import { PlaneView } from "./plane.js";
 import { RaceView, ordinal, podium, seatName, seatsOf } from "./race.js";
 import { ShakeDetector } from "./motion.js";
+import { ChatPanel } from "./chatpanel.js";
+import { formatDelay } from "./chat.js";
 import { el, icon, toast, copyText, formatDuration, confirmDialog, plural } from "./ui.js";
 import { routeHash, routeURL, rememberToken, forgetToken, knownSeat, rememberSeat } from "./routes.js";
 
@@ -39,20 +41,32 @@ export class GameView {
     this.title = el("h1.game-title", {}, "Loading\u2026");
     this.stats = el("div.stats", { "aria-live": "polite" });
     this.presence = el("span.presence", {}, "");
-    this.roleBadge = el("span.badge.role.watching", { hidden: this.role === "player" }, "Watching");
+    this.delayNote = el("span.delay-note", { hidden: true });
+    this.roleBadge = el("span.badge.role.watching", { hidden: this.role === "player" }, "Watching", this.delayNote);
     this.tools = el("div.tools", { role: "toolbar", "aria-label": "Game" });
     this.note = el("p.hint-note", { role: "status", hidden: true });
     this.share = el("div.share");
     this.boardHost = el("div.board-host");
     this.overlay = el("div.won-overlay", { hidden: true, role: "dialog", "aria-modal": "false", "aria-labelledby": "won-title" });
+    this.body = el("div.game-body", {}, el("div.board-wrap", {}, this.boardHost, this.overlay));
     this.root = el("section.game", { dataset: { game: this.game } },
       el("header.game-head", {},
         el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, this.roleBadge),
         el("div.head-right", {}, this.presence, this.share)),
       el("div.game-bar", {}, this.stats, this.tools),
       this.note,
-      el("div.board-wrap", {}, this.boardHost, this.overlay));
+      this.body);
     host.append(this.root);
+    this.chat = new ChatPanel(this.body, {
+      send: (text) => this.say(text),
+      mute: (who) => this.mute(who),
+      isMine: (by) => this.session.chat.mine.has(by),
+    });
+    this.unreadBadge = el("span.unread", { hidden: true, title: "Unread messages" });
+    this.chat.onUnread((n) => {
+      this.unreadBadge.hidden = !n;
+      this.unreadBadge.textContent = String(n);
+    });
 
     this.session = new GameSession(conn, {
       game: this.game, token: this.token, role: this.role, adopt: options.adopt,
@@ -65,6 +79,8 @@ export class GameView {
     this.session.on("hint", (h) => this.hint(h));
     this.session.on("fatal", (error) => this.fatal(error));
     this.session.on("seat", (s) => this.seatRefused(s));
+    this.session.on("chat", (log) => this.chat.setLines(log.lines));
+    this.paintChatMember();
     this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
     document.addEventListener("keydown", this.keyHandler);
     this.shake = new ShakeDetector(() => this.newDeal(true));
@@ -94,10 +110,55 @@ export class GameView {
   joined(m) {
     this.role = m.role;
     this.roleBadge.hidden = this.isPlayer;
+    const delay = this.session.delay;
+    this.delayNote.hidden = !delay;
+    this.delayNote.textContent = delay ? ` \u00b7 ${formatDelay(delay)} behind` : "";
+    this.roleBadge.title = delay ? `You see the game ${formatDelay(delay)} after the players do` : "";
     if (!this.kind || this.kind !== m.kind) this.setKind(m.kind);
     // A reload of this tab sits down at the same table.
     if (m.kind === "race" && m.role === "player" && m.you) rememberSeat(this.game, m.you);
     this.buildShare();
+    this.paintChatMember();
+  }
+
+  /** Which room this page writes to, whether it may mute, and who reads what. */
+  paintChatMember() {
+    const delay = this.session.delay;
+    this.chat.setMember(this.isPlayer ? "players" : "spectators", this.isPlayer);
+    if (this.isPlayer) {
+      this.chat.setNote(`Spectators read this too${delay ? `, ${formatDelay(delay)} late` : ""}.${this.kind === "plane" ? "" : " Theirs shows here after the game."}`);
+    } else {
+      this.chat.setNote(`Players don\u2019t see this room while they play.${delay ? ` The game reaches you ${formatDelay(delay)} late.` : ""}`);
+    }
+  }
+
+  /**
+   * Sends a chat line to this page's own room; resolves with the ack, rejects
+   * with the server's error.
+   * @param {string} text
+   */
+  async say(text) {
+    const room = this.isPlayer ? "players" : "spectators";
+    const chat = this.session.chat;
+    chat.expect(room, text);
+    try {
+      return await this.conn.request({ type: "say", text, to: room });
+    } finally {
+      chat.forget(room, text);
+    }
+  }
+
+  /** Stops a spectator writing in this game (a player's page only). @param {string} who */
+  async mute(who) {
+    try {
+      await this.conn.request({ type: "mute", who });
+    } catch (e) {
+      toast(/** @type {Error} */ (e).message, "error");
+      return;
+    }
+    this.session.chat.muted.add(who);
+    this.chat.setMuted(this.session.chat.muted);
+    toast(`${who} can no longer write in this game`);
   }
 
   /** Our seat is held by another connection: say so while the session asks again. @param {{seat: string, held: boolean, attempt: number}} s */
@@ -156,6 +217,8 @@ export class GameView {
       tools.push(b("Shake", "shake", "", () => this.enableShake(), "shake-enable"));
     }
     tools.push(el("a.btn.tool.replay-link", { href: routeHash({ name: "replay", game: this.game }), title: "Replay from the start" }, icon("replay"), el("span.label", {}, "Replay")));
+    // On a phone the chat is under the table, out of sight: this takes you there.
+    tools.push(el("button.btn.tool.chat-jump", { type: "button", title: "Chat", onclick: () => this.chat.reveal() }, icon("chat"), el("span.label", {}, "Chat"), this.unreadBadge));
     this.tools.replaceChildren(...tools);
     this.updateStats();
     if (this.isPlayer && ShakeDetector.available() && !ShakeDetector.needsPermission()) this.shake.enable();
@@ -470,6 +533,8 @@ export class GameView {
     this.showLost(false);
     this.roleBadge.hidden = true;
     this.title.textContent = "Game not available";
+    this.chat.root.hidden = true;
+    this.body.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" }, ...body, el("div.notice-actions", {}, ...actions)));
   }
 
@@ -478,6 +543,7 @@ export class GameView {
     this.shake.disable();
     this.session.close();
     this.board?.destroy();
+    this.chat.destroy();
     if (this.conn.status === "open") this.conn.request({ type: "leave" }).catch(() => {});
     this.root.remove();
   }

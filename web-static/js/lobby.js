@@ -2,8 +2,12 @@
 /** The lobby: start a game or a race, and every live game kept current with `list follow`. */
 import { el, icon, timeAgo, plural, toast } from "./ui.js";
 import { knownTokens, routeHash, routeFromText } from "./routes.js";
+import { delayOf, formatDelay } from "./chat.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
+
+/** The spectator delays a new game may have (PROTOCOL section 15), in seconds. */
+export const DELAYS = [0, 10, 30, 60, 120];
 
 /** How a lobby row shows each status. @type {{[status: string]: {label: string, cls: string}}} */
 const STATUS = {
@@ -25,7 +29,7 @@ export class LobbyView {
     /** @type {any[] | null} */
     this.games = null;
     /** What the next game is created with; the form controls only change it. */
-    this.choices = { winnable: false, seats: 2, raceDraw: 1 };
+    this.choices = { winnable: false, seats: 2, raceDraw: 1, delay: 0 };
     this.list = el("div.game-list", { "aria-live": "polite", "aria-busy": "true" }, el("p.muted.loading", {}, "Loading games\u2026"));
     const createButton = (/** @type {string} */ label, /** @type {string} */ sub, /** @type {string} */ kind, /** @type {() => any} */ options, /** @type {string} */ cls) =>
       el(`button.create-tile.tile-${cls}`, { type: "button", dataset: { create: cls }, onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options()) },
@@ -53,6 +57,11 @@ export class LobbyView {
     winnable.addEventListener("change", () => { this.choices.winnable = winnable.checked; });
     const winnableChoice = el("label.winnable-choice", { for: "winnable-deals" }, winnable,
       el("span", {}, el("strong", {}, "Winnable deals"), " ", el("span.choice-help", {}, "Klondike and races: only deals the server\u2019s solver proved can be won")));
+    const delay = /** @type {HTMLSelectElement} */ (el("select#spectator-delay.spectator-delay", {},
+      ...DELAYS.map((d) => el("option", { value: String(d), selected: d === this.choices.delay }, d ? formatDelay(d) : "None"))));
+    delay.addEventListener("change", () => { this.choices.delay = Number(delay.value); });
+    const delayChoice = el("label.delay-choice", { for: "spectator-delay", title: "Spectators see every game you start this many seconds after the players" },
+      el("strong", {}, "Spectator delay"), delay);
     const linkInput = /** @type {HTMLInputElement} */ (el("input#open-link", { type: "text", placeholder: "Paste a game link or id", autocomplete: "off", spellcheck: "false", "aria-label": "Game link or id" }));
     const openForm = el("form.open-form", {
       onsubmit: (/** @type {Event} */ e) => {
@@ -68,8 +77,8 @@ export class LobbyView {
         createButton("Klondike", "Draw 1", "klondike", () => this.withWinnable({ draw: 1 }), "draw1"),
         createButton("Klondike", "Draw 3", "klondike", () => this.withWinnable({ draw: 3 }), "draw3"),
         raceTile,
-        createButton("Plane", "Shared rectangles", "plane", () => ({}), "plane")),
-      winnableChoice,
+        createButton("Plane", "Shared rectangles", "plane", () => this.withDelay({}), "plane")),
+      el("div.create-options", {}, winnableChoice, delayChoice),
       el("div.list-head", {}, el("h2", {}, "Live games"), openForm),
       this.list);
     host.append(this.root);
@@ -86,7 +95,12 @@ export class LobbyView {
 
   /** Klondike or race options, with `winnable` when that is chosen (PROTOCOL section 12). @param {any} options */
   withWinnable(options) {
-    return this.choices.winnable ? { ...options, winnable: true } : options;
+    return this.withDelay(this.choices.winnable ? { ...options, winnable: true } : options);
+  }
+
+  /** Any game's options, with the spectator delay when one is chosen (PROTOCOL section 15). @param {any} options */
+  withDelay(options) {
+    return this.choices.delay ? { ...options, delay: this.choices.delay } : options;
   }
 
   /** @param {HTMLButtonElement} button @param {string} kind @param {any} options */
@@ -133,6 +147,7 @@ export class LobbyView {
             el("span.players", {}, race ? `${g.players ?? 0} of ${g.seats ?? "?"} seated` : plural(g.players ?? 0, "player")),
             el("span.spectators", {}, `${g.spectators ?? 0} watching`),
             el("span.moves", {}, plural(g.seq ?? 0, "move")),
+            delayOf(g) ? el("span.delay", { title: "Spectators see this game this much later than its players" }, `${formatDelay(delayOf(g))} delay`) : null,
             el("span.updated", {}, timeAgo(g.updated)))),
         el("div.row-actions", {},
           token ? link("Play", routeHash({ name: "play", game: g.game, token }), "play") : null,

@@ -1,14 +1,17 @@
 // @ts-check
 /**
- * Replay: `watch` with `replay: true` gives the state at seq 0 and every diff; the timeline
- * rebuilds any state from them. Step, play/pause, speed, and live diffs
- * keep extending the end.
+ * Replay: `watch` with `replay: true` gives the state at seq 0 and every diff, each
+ * followed by the chat said after it; the timeline rebuilds any state from them.
+ * Step, play/pause, speed, and live diffs keep extending the end. The chat shows
+ * the lines said up to the position shown.
  */
 import { KlondikeView } from "./klondike.js";
 import { PlaneView } from "./plane.js";
 import { RaceView } from "./race.js";
 import { Timeline, describeCause } from "./timeline.js";
 import { el, icon } from "./ui.js";
+import { ChatPanel } from "./chatpanel.js";
+import { chatLine, mergeBacklog } from "./chat.js";
 import { routeHash } from "./routes.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
@@ -41,6 +44,12 @@ export class ReplayView {
     this.closed = false;
     /** @type {KlondikeView | PlaneView | RaceView | null} */
     this.board = null;
+    /** @type {import("./chat.js").ChatLine[]} every line so far, each with the seq it was said at */
+    this.chatLines = [];
+    /** the seq of the last snapshot or diff received: a chat line that follows was said there */
+    this.lastSeen = 0;
+    /** @type {import("./chat.js").ChatLine[] | null} the lines a `watch` with `since` repeats */
+    this.chatBacklog = null;
 
     this.title = el("h1.game-title", {}, "Replay");
     this.boardHost = el("div.board-host");
@@ -65,8 +74,11 @@ export class ReplayView {
         el("div.rp-buttons", {}, this.startButton, this.backButton, this.playButton, this.forwardButton, this.endButton),
         this.scrubber, this.counter, this.speedSelect),
       this.caption,
-      el("div.board-wrap", {}, this.boardHost));
+      el("div.game-body", {}, el("div.board-wrap", {}, this.boardHost)));
     host.append(this.root);
+    this.chat = new ChatPanel(/** @type {HTMLElement} */ (this.root.querySelector(".game-body")), { empty: "No messages up to here." });
+    this.chat.setMember("spectators", false);
+    this.chat.setNote("Messages show as the replay reaches them.");
     this.updateControls();
 
     this.offMessage = conn.onMessage((m) => this.handle(m));
@@ -87,8 +99,17 @@ export class ReplayView {
   /** After a lost connection or a gap: everything after what we hold. */
   rewatch() {
     if (this.closed) return;
-    if (!this.timeline) { this.buffered = []; this.snapshot = null; this.load(); return; }
-    this.conn.request({ type: "watch", game: this.game, since: this.timeline.lastSeq }).catch(() => {});
+    if (!this.timeline) { this.buffered = []; this.snapshot = null; this.chatLines = []; this.load(); return; }
+    // The answer repeats the last lines after the diffs: only what follows those held is new.
+    this.chatBacklog = [];
+    const done = () => {
+      const backlog = this.chatBacklog || [];
+      this.chatBacklog = null;
+      const seq = this.timeline ? this.timeline.lastSeq : this.lastSeen;
+      this.chatLines = mergeBacklog(this.chatLines, backlog).map((l) => (l.seq === undefined ? { ...l, seq } : l));
+      this.paintChat();
+    };
+    this.conn.request({ type: "watch", game: this.game, since: this.timeline.lastSeq }).then(done, done);
   }
 
   /** @param {any} m */
@@ -100,7 +121,15 @@ export class ReplayView {
       document.title = `Replay ${this.game} \u00b7 Boardcast`;
     } else if (m.type === "snapshot") {
       this.snapshot = m;
+      this.lastSeen = m.seq;
+    } else if (m.type === "chat") {
+      const line = chatLine(m);
+      if (!line) return;
+      if (this.chatBacklog) { this.chatBacklog.push(line); return; }
+      this.chatLines.push({ ...line, seq: this.lastSeen });
+      this.paintChat();
     } else if (m.type === "diff") {
+      if (typeof m.seq === "number") this.lastSeen = Math.max(this.lastSeen, m.seq);
       if (!this.timeline) {
         const last = this.buffered.length ? this.buffered[this.buffered.length - 1].seq : null;
         if (last === null || m.seq === last + 1) this.buffered.push(m);
@@ -151,6 +180,8 @@ export class ReplayView {
     if (this.closed) return;
     this.loading = false;
     this.caption.textContent = "";
+    this.chat.root.hidden = true;
+    this.chat.root.parentElement?.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" },
       el("h2", {}, error.code === "not-found" ? "No such game" : "Cannot replay this game"),
       el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : String(error.message || error.code)),
@@ -221,10 +252,19 @@ export class ReplayView {
     this.playButton.setAttribute("aria-label", this.playing ? "Pause" : "Play");
     this.playButton.title = this.playing ? "Pause" : "Play";
     this.root.dataset.position = String(pos);
+    this.paintChat();
     if (!t) return;
     let text = pos === base ? (base === 0 ? "The deal" : `Start of the history (move ${base})`) : describeCause(t.diffAt(pos)?.cause);
     if (pos === base && this.kind === "plane" && base === 0) text = "An empty plane";
     this.caption.textContent = text;
+  }
+
+  /** The lines said up to the position shown (they come in the order of their seq). */
+  paintChat() {
+    const pos = this.timeline ? this.position : -1;
+    let n = 0;
+    while (n < this.chatLines.length && /** @type {number} */ (this.chatLines[n].seq) <= pos) n++;
+    this.chat.setLines(n === this.chatLines.length ? this.chatLines : this.chatLines.slice(0, n));
   }
 
   /** @param {KeyboardEvent} e */
@@ -247,6 +287,7 @@ export class ReplayView {
     this.offOpen();
     document.removeEventListener("keydown", this.keyHandler);
     this.board?.destroy();
+    this.chat.destroy();
     if (this.conn.status === "open") this.conn.request({ type: "leave" }).catch(() => {});
     this.root.remove();
   }

@@ -5,6 +5,7 @@
  * seq or a lost connection resyncs with `join`/`watch` + `since`.
  */
 import { applyPatch, PatchError } from "./patch.js";
+import { ChatLog, chatLine, delayOf } from "./chat.js";
 
 /** How often a seated player asks again for a seat its own dropped connection still holds. */
 const SEAT_RETRIES = 30;
@@ -59,12 +60,15 @@ export class GameSession {
     this.seq = null;
     this.players = 0;
     this.spectators = 0;
+    /** the spectator delay in seconds, 0 for none (from `joined`) */
+    this.delay = 0;
+    this.chat = new ChatLog();
     this.closed = false;
     this.resyncing = false;
     /** the connection dropped since we last joined */
     this.lost = false;
     /** @type {{[name: string]: Set<(arg: any) => void>}} */
-    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set(), seat: new Set() };
+    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set(), seat: new Set(), chat: new Set() };
     this.unsubscribe = [
       conn.onMessage((m) => this.handle(m)),
       conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; }),
@@ -74,7 +78,7 @@ export class GameSession {
   }
 
   /**
-   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal" | "seat"} name
+   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal" | "seat" | "chat"} name
    * @param {(arg: any) => void} listener
    */
   on(name, listener) {
@@ -112,9 +116,10 @@ export class GameSession {
     if (this.seq !== null && !fresh) body.since = this.seq;
     this.resyncing = true;
     this.conn.request(body).then(
-      () => { this.resyncing = false; this.seatRetries = 0; },
+      () => { this.resyncing = false; this.seatRetries = 0; this.chatSynced(); },
       (error) => {
         this.resyncing = false;
+        this.chatSynced();
         if (error.code === "disconnected") this.lost = true;
         else if (this.closed) return;
         else if (error.code === "forbidden" && seat) this.seatRefused(seat, fresh, error);
@@ -164,6 +169,10 @@ export class GameSession {
         this.kind = m.kind;
         this.role = m.role;
         this.you = m.you;
+        this.delay = delayOf(m);
+        if (m.you) this.chat.mine.add(m.you);
+        // Our join's reply carries the last lines again (a game just created has none).
+        if (this.resyncing) this.chat.begin();
         this.emit("joined", m);
         break;
       case "snapshot": {
@@ -188,7 +197,21 @@ export class GameSession {
       case "hint":
         this.emit("hint", m);
         break;
+      case "chat": {
+        const line = chatLine(m);
+        if (!line) break;
+        this.chat.add(line);
+        if (!this.chat.backlog) this.emit("chat", this.chat);
+        break;
+      }
     }
+  }
+
+  /** The join's reply is complete: its chat backlog is laid over the lines held. */
+  chatSynced() {
+    if (!this.chat.backlog || this.closed) return;
+    this.chat.end();
+    this.emit("chat", this.chat);
   }
 
   /** @param {Message} m */
