@@ -36,7 +36,7 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .leave, .list, .show, .hint:
             break
         case .say(let text, _):
-            roundTrips(ServerMessage.chat(game: "g", room: .spectators, by: "s1", text: text, at: 0).encoded, what)
+            roundTrips(ServerMessage.chat(game: "g", room: .spectators, by: "s1", text: text, at: 0, number: 1).encoded, what)
         case .mute(let who):
             require(!who.isEmpty, "\(what): mute of nobody")
         }

@@ -76,3 +76,19 @@ import Testing
         #expect(bytes(.lobby([])) == #"{"type":"lobby","games":[]}"#)
     }
 }
+
+@Suite struct ChatMessageTests {
+    @Test func chatLinesCarryRoomNameTextTimeAndNumber() {
+        let line = ServerMessage.chat(game: "g1", room: .spectators, by: "s3", text: "<b>7♥</b> \"go\"", at: 1_800_000_000,
+                                      number: 12)
+        #expect(line.frame.text
+            == #"{"type":"chat","game":"g1","room":"spectators","by":"s3","text":"<b>7♥</b> \"go\"","at":"2027-01-15T08:00:00Z","n":12}"#)
+    }
+
+    @Test func joinedCarriesADelayOnlyWhenThereIsOne() {
+        #expect(ServerMessage.joined(game: "g1", kind: .race, role: .spectator, seq: 3, delay: 20).frame.text
+            == #"{"type":"joined","game":"g1","kind":"race","role":"spectator","seq":3,"delay":20}"#)
+        #expect(ServerMessage.joined(game: "g1", kind: .race, role: .spectator, seq: 3, delay: 2.5).frame.text
+            == #"{"type":"joined","game":"g1","kind":"race","role":"spectator","seq":3,"delay":2.5}"#)
+    }
+}

@@ -250,3 +250,78 @@ import Testing
         #expect(replay == ["joined", "snapshot", "chat:before", "diff", "chat:after one", "diff"])
     }
 }
+
+/// What the page's engineer found, pinned.
+@Suite struct ChatEdgeTests {
+    @Test func aReplayOfADelayedGameShowsThePlayersLinesOnlyAsLateAsTheGame() throws {
+        let h = HubHarness()
+        h.open(1)
+        let (game, _) = h.createKlondike(1, options: #"{"seed":2,"delay":5}"#)
+        h.send(1, "say said at zero")
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        h.send(1, "say secret at one")
+        h.open(2)
+        h.send(2, #"{"type":"watch","game":"\#(game)","replay":true,"id":"r"}"#)
+        let replay = h.take(2)
+        #expect(replay.filter { $0["type"] == "chat" }.isEmpty, "nothing of the players' room before its delay")
+        h.advance(5.1)
+        h.tick()
+        let late = h.take(2).compactMap { $0["type"] == "chat" ? $0["text"]?.stringValue : $0["type"]?.stringValue }
+        #expect(late == ["said at zero", "diff", "secret at one"], "each once, in order, as late as the game")
+    }
+
+    @Test func withNothingStoredAReplayStillShowsItsChat() throws {
+        var config = Hub.Config()
+        config.durable = false
+        config.windowSize = Int.max
+        let h = HubHarness(config: config)
+        h.open(1)
+        let (game, _) = h.createKlondike(1)
+        h.send(1, "say at zero")
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        h.send(1, "say at one")
+        h.open(2)
+        h.send(2, #"{"type":"watch","game":"\#(game)","replay":true}"#)
+        let replay = h.take(2).map { $0["type"] == "chat" ? "chat:\($0["text"]!.stringValue!)" : $0["type"]!.stringValue! }
+        #expect(replay == ["joined", "snapshot", "chat:at zero", "diff", "chat:at one"])
+    }
+
+    @Test func aMuteSentAfterTheGameEndedHoldsUntilTheNextOneEnds() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"race","options":{"seats":2,"seed":2}}"#)
+        let created = try #require(h.take(1).first { $0["type"] == "created" })
+        let game = created["game"]!.stringValue!
+        h.open(2)
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(created["token"]!.stringValue!)"}"#)
+        h.open(3)
+        h.send(3, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = h.take(1)
+        _ = h.take(2)
+        _ = h.take(3)
+        h.send(3, "say before the end")
+        #expect(h.take(1).filter { $0["type"] == "chat" }.isEmpty, "players do not read spectators while it is played")
+        // Both racers win by following hints.
+        for player in [ConnectionID(1), ConnectionID(2)] {
+            for _ in 0..<400 {
+                h.advance(0.05)
+                h.send(player, #"{"type":"hint"}"#)
+                guard let hint = h.take(player).first(where: { $0["type"] == "hint" }), let from = hint["from"]?.stringValue,
+                      let to = hint["to"]?.stringValue else { break }
+                h.send(player, from == "/stock" ? #"{"type":"tap","target":"/stock"}"#
+                    : #"{"type":"drag","from":"\#(from)","to":"\#(to)"}"#)
+            }
+        }
+        #expect(h.hub.room(game)?.isOver == true)
+        h.send(1, #"{"type":"mute","who":"s1","id":"m"}"#)
+        #expect(h.take(1).last?["type"] == "ack")
+        h.advance(11)
+        h.send(3, #"{"type":"say","text":"rude","id":1}"#)
+        let rude = h.take(3)
+        #expect(rude.first { $0["id"] == 1 }?["code"] == "forbidden", "muted at once, though the race is over: \(rude)")
+        h.send(1, #"{"type":"reset"}"#)
+        h.advance(11)
+        h.send(3, #"{"type":"say","text":"still rude","id":2}"#)
+        #expect(h.take(3).first { $0["id"] == 2 }?["code"] == "forbidden", "and through the next race")
+    }
+}

@@ -88,7 +88,7 @@ final class Admission {
         var gameID = GameIDs.make(prefix: idPrefix, using: &random)
         while rooms.isTaken(gameID) { gameID = GameIDs.make(prefix: idPrefix, using: &random) }
         let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now,
-                            windowSize: config.windowSize)
+                            windowSize: config.windowSize, keepsEverything: !config.durable)
         adopt(room, now: now, into: &effects)
         // Storage refuses the game if its id is taken there (`WriteRefusal.idTaken`): checked in
         // the write itself, so no read sits on this path.
@@ -241,6 +241,15 @@ final class Admission {
             emit(catchUp, room.initialSnapshotFrame(for: key.viewer))
             catchUp.after = 0
             catchUp.replaying = true
+            guard durability.durable else {
+                // Nothing is stored: the game keeps its whole chat in memory.
+                guard let session = sessions[id] else { return }
+                catchUp.chat = replayable(room.chat.all(of: recentChatRooms(for: session, in: room), through: seen),
+                                          for: session, in: room, now: now)
+                emitChat(&catchUp, through: 0)
+                _ = continueCatchUp(catchUp, token: nil, storageHadMore: true, now: now, into: &effects)
+                return
+            }
             // The chat said along the way is shown with the diffs: read it first.
             let token = pending.issue(.replayChat(catchUp))
             sessions.setWait(id, .pending(token))
@@ -374,9 +383,17 @@ final class Admission {
               let session = sessions[id] else { return false }
         var next = catchUp
         let readable = recentChatRooms(for: session, in: catchUp.room)
-        next.chat = lines.compactMap(ChatLine.init(stored:)).filter { readable.contains($0.room) }
+        next.chat = replayable(lines.compactMap(ChatLine.init(stored:)).filter { readable.contains($0.room) },
+                               for: session, in: catchUp.room, now: now)
         emitChat(&next, through: 0)
         return continueCatchUp(next, token: token, storageHadMore: true, now: now, into: &effects)
+    }
+
+    /// A replay's lines as this member may see them now: a delayed spectator gets the players'
+    /// lines only once they are as old as the delay (the rest reach it through the delay line).
+    private func replayable(_ lines: [ChatLine], for session: Session, in room: GameRoom, now: Instant) -> [ChatLine] {
+        guard session.key == .delayed, let delay = GameRoom.delay(of: room.options) else { return lines }
+        return lines.filter { $0.room != .players || $0.at + delay <= now.unixTime }
     }
 
     private func recentChatRooms(for session: Session, in room: GameRoom) -> Set<ChatRoom> {

@@ -62,9 +62,10 @@ struct RoomMembers {
     /// A race's seats and who holds each now; the seats taken at least once since the deal.
     private var seatHolders: [String: ConnectionID] = [:]
     private var seatsTaken: Set<String> = []
-    /// Spectators muted by a player, by name. Not by address: people behind one proxy or NAT
-    /// share one, and muting one spectator must not mute the others.
-    private var muted: Set<String> = []
+    /// Spectators muted by a player, by name, with the number of times the game had ended
+    /// then: a mute lasts until the game ends next. Not by address: people behind one proxy or
+    /// NAT share one, and muting one spectator must not mute the others.
+    private var muted: [String: Int] = [:]
 
     init(nextPlayer: Int = 1) { self.nextPlayer = nextPlayer }
 
@@ -151,11 +152,9 @@ struct RoomMembers {
 
     // MARK: Chat mutes
 
-    mutating func mute(_ name: String) { muted.insert(name) }
+    mutating func mute(_ name: String, endings: Int) { muted[name] = endings }
 
-    func isMuted(_ name: String) -> Bool { muted.contains(name) }
-
-    mutating func liftMutes() { muted = [] }
+    func isMuted(_ name: String, endings: Int) -> Bool { muted[name] == endings }
 
     /// Whether `name` is a spectator name this game gave out.
     func gaveOut(spectator name: String) -> Bool {

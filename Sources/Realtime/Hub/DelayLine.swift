@@ -86,17 +86,21 @@ struct ChatLine: Sendable, Equatable {
     var at: Double
 
     func frame(game: String) -> OutFrame {
-        ServerMessage.chat(game: game, room: room, by: by, text: text, at: at).frame
+        ServerMessage.chat(game: game, room: room, by: by, text: text, at: at, number: number).frame
     }
 }
 
 /// The last lines of each chat room of a game, for those who join (the rest is in storage).
 struct ChatLog {
+    /// What a member is sent after its state: the last lines of the rooms it may read.
     static let kept = 50
     private(set) var lastNumber = 0
     private var lines: [ChatRoom: [ChatLine]] = [:]
+    /// Lines kept per room: `kept`, or every line where nothing is stored (`--data :memory:`).
+    private let capacity: Int
 
-    init(recent: [ChatLine] = []) {
+    init(recent: [ChatLine] = [], keepsEverything: Bool = false) {
+        capacity = keepsEverything ? .max : Self.kept
         for line in recent.sorted(by: { $0.number < $1.number }) { keep(line) }
     }
 
@@ -110,7 +114,13 @@ struct ChatLog {
     private mutating func keep(_ line: ChatLine) {
         lastNumber = max(lastNumber, line.number)
         lines[line.room, default: []].append(line)
-        if lines[line.room]!.count > Self.kept { lines[line.room]!.removeFirst() }
+        if lines[line.room]!.count > capacity { lines[line.room]!.removeFirst() }
+    }
+
+    /// Every line kept of these rooms said at seq `through` or before, in order (a replay's,
+    /// where nothing is stored).
+    func all(of rooms: Set<ChatRoom>, through seq: Int) -> [ChatLine] {
+        rooms.flatMap { lines[$0] ?? [] }.filter { $0.seq <= seq }.sorted { $0.number < $1.number }
     }
 
     /// The last `kept` lines of these rooms that pass `visible`, in the order they were said.

@@ -27,6 +27,9 @@ final class GameRoom {
     var epoch: Int64 = 1
     /// The seq of the last diff that went out to members (what they have all seen live).
     private(set) var releasedSeq = 0
+    /// How many times the game was won or finished (a reset plays it again): a chat mute lasts
+    /// until the next one.
+    private(set) var endings = 0
     var members = RoomMembers()
     /// Set for a game created with a `delay`: what its spectators see, and when.
     private(set) var delayLine: DelayLine?
@@ -73,7 +76,8 @@ final class GameRoom {
         var arrival: Instant?
     }
 
-    init(id: String, game: AnyGame, tokenHash: String, options: JSON, created: Instant, windowSize: Int) {
+    init(id: String, game: AnyGame, tokenHash: String, options: JSON, created: Instant, windowSize: Int,
+         keepsEverything: Bool = false) {
         self.id = id
         self.kind = game.kind
         self.game = game
@@ -84,6 +88,7 @@ final class GameRoom {
         lastActivity = created
         window = DiffWindow(capacity: windowSize)
         appliedIDs = AppliedIDs(recentCapacity: windowSize)
+        chat = ChatLog(keepsEverything: keepsEverything)
         if let delay = Self.delay(of: options) { delayLine = DelayLine(delay: delay, game: game, seq: 0) }
     }
 
@@ -165,6 +170,7 @@ final class GameRoom {
     func apply(_ command: GameCommand, cause: JSON, player: String, clientID: String?, now: Instant)
         -> Result<(frames: [ViewFrame], events: [GameEvent], applied: AppliedCommand), GameError> {
         let applied = AppliedCommand(command: command, player: player, time: now.unixTime)
+        let wasOver = isOver
         let outcome: GameOutcome
         switch game.apply(command, context: MoveContext(player: player, time: applied.time)) {
         case .success(let result): outcome = result
@@ -188,7 +194,7 @@ final class GameRoom {
         if let clientID { appliedIDs.insert(clientID, seq: seq) }
         updated = now.unixTime
         lastActivity = now
-        if isOver { members.liftMutes() }
+        if isOver && !wasOver { endings += 1 }
         return .success((frames, outcome.events, applied))
     }
 

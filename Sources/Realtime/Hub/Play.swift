@@ -212,8 +212,8 @@ final class Play {
             replies.error(id, ProtocolError(.forbidden, why), requestID: requestID, now: now, into: &effects)
             return
         }
-        if own == .spectators, !room.isOver, room.members.isMuted(name) {
-            replies.error(id, ProtocolError(.forbidden, "a player muted you in this game's chat until it ends"),
+        if own == .spectators, room.members.isMuted(name, endings: room.endings) {
+            replies.error(id, ProtocolError(.forbidden, "a player muted you in this game's chat until the game ends"),
                           requestID: requestID, now: now, into: &effects)
             return
         }
@@ -252,7 +252,7 @@ final class Play {
                           now: now, into: &effects)
             return
         }
-        room.members.mute(who)
+        room.members.mute(who, endings: room.endings)
         replies.answer(id, [], requestID: requestID, now: now, into: &effects)
     }
 }

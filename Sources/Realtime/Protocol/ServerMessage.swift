@@ -19,8 +19,9 @@ enum ServerMessage: Sendable {
     /// `winnable`: nil when the game has no solver (its key is then left out), `.null` when undecided.
     case hint(from: String?, to: String?, winnable: JSON?)
     case lobby([LobbyEntry])
-    /// A chat line (PROTOCOL section 15); `at` in Unix seconds, sent as RFC 3339.
-    case chat(game: String, room: ChatRoom, by: String, text: String, at: Double)
+    /// A chat line (PROTOCOL section 15); `at` in Unix seconds, sent as RFC 3339; `number` its
+    /// place in the game's chat (`n`, an extension: a client drops a line it already has).
+    case chat(game: String, room: ChatRoom, by: String, text: String, at: Double, number: Int)
 
     var encoded: String {
         switch self {
@@ -79,10 +80,10 @@ enum ServerMessage: Sendable {
             return JSON.object(pairs).encoded
         case .lobby(let games):
             return JSON.object(["type": "lobby", "games": .array(games.map(\.json))]).encoded
-        case .chat(let game, let room, let by, let text, let at):
+        case .chat(let game, let room, let by, let text, let at, let number):
             return JSON.object([
                 "type": "chat", "game": .string(game), "room": .string(room.rawValue), "by": .string(by),
-                "text": .string(text), "at": .string(RFC3339.format(at)),
+                "text": .string(text), "at": .string(RFC3339.format(at)), "n": .int(number),
             ]).encoded
         }
     }
