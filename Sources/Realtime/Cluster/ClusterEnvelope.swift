@@ -20,6 +20,8 @@ struct ClusterIdentity: Sendable, Equatable {
 /// Redis keys and channels, in one place.
 enum ClusterKeys {
     static let codes = "bc:codes"
+    /// Every node seen within the hour, scored by when (Unix milliseconds).
+    static let nodes = "bc:nodes"
     static func nodeChannel(_ node: String) -> String { "bc:n:" + node }
     static func gameChannel(_ game: String) -> String { "bc:g:" + game }
     static func gameStream(_ game: String) -> String { "bc:s:" + game }

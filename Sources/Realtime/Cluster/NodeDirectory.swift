@@ -20,6 +20,8 @@ struct NodeDirectory {
     private(set) var known: [String: String] = [:]
     /// Nodes whose key went missing and whose sessions here have been ended.
     private var dead: Set<String> = []
+    /// When a known node's key was first found missing.
+    private var missingSince: [String: Instant] = [:]
     /// When this node's own link to Redis last came up: keys missing right after that are a
     /// restarted Redis filling up again, not dead nodes.
     private var linkUpSince = Instant.distantPast
@@ -35,6 +37,9 @@ struct NodeDirectory {
     /// How long a node's key may stay missing, after our own link came up, before its death is
     /// assumed: Redis restarted empty gets every live node's key back within a round or two.
     static let settling = 3.0
+    /// How long a key must stay missing before its node is taken for dead: a renewal that is
+    /// late by a moment (a busy machine) is not a death.
+    static let grace = 1.5
 
     /// Who owns a game, as far as this node can tell now.
     enum Owner: Equatable {
@@ -73,10 +78,12 @@ struct NodeDirectory {
     func knownOwner(of game: String) -> GameOwnership? { owners[game] }
 
     /// Which owners a claim may take a game from: none while Redis is down (no game changes
-    /// owner then), none but the nodes whose lease ran out once the link is steady.
+    /// owner then) or until the link has been steady long enough to tell a dead node from a
+    /// Redis filling up again; then any node whose liveness key is missing.
     var takeoverPolicy: TakeoverPolicy {
-        guard linkUp else { return .none }
-        return .except(alive: Set(alive.keys).union(settled ? Set<String>() : Set(known.keys)))
+        guard linkUp, settled else { return .none }
+        // A node whose key went missing a moment ago may only be late renewing it.
+        return .except(alive: Set(alive.keys).union(known.keys.filter { !dead.contains($0) && alive[$0] == nil }))
     }
 
     private var settled = false
@@ -108,7 +115,9 @@ struct NodeDirectory {
         var changes = Changes()
         self.codes = codes
         self.alive = alive
+        for node in known.keys where alive[node] == nil && missingSince[node] == nil { missingSince[node] = now }
         for (node, incarnation) in alive {
+            missingSince[node] = nil
             if let seen = known[node], seen != incarnation {
                 changes.restarted.insert(node)
                 // A restarted node owns nothing it owned before: its games are in the store.
@@ -121,6 +130,7 @@ struct NodeDirectory {
         guard now.since(linkUpSince) >= Self.settling else { return changes }
         settled = true
         for node in known.keys where alive[node] == nil && !dead.contains(node) {
+            guard let since = missingSince[node], now.since(since) >= Self.grace else { continue }
             dead.insert(node)
             changes.dead.insert(node)
         }

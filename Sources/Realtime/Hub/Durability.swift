@@ -81,6 +81,20 @@ final class Durability {
         return commit
     }
 
+    /// A game handed to another node: what it still owed its members waits for writes the
+    /// store will refuse, so it is dropped, and the commands among it are answered `unavailable`
+    /// (their clients send them again, to the new owner).
+    func abandon(_ room: GameRoom, into effects: inout Effects) {
+        let refused = ProtocolError.unavailable("this command was not applied: another node took this game over; send it again")
+        for output in room.discardOutput(fromTicket: committed + 1) {
+            guard case .ack(let id, let requestID, _, true) = output, sessions.isOpen(id) else { continue }
+            effects.append(.countError(.unavailable))
+            effects.send(ServerMessage.error(refused, id: requestID).frame, to: id)
+        }
+        waitingRooms[ObjectIdentifier(room)] = nil
+        rewinding[room.id] = nil
+    }
+
     /// A game taken back that stays in memory for now: its refused commands answered
     /// `unavailable`, its members no longer held.
     private func settle(_ rewind: Rewind, now: Instant, into effects: inout Effects) -> [ConnectionID] {

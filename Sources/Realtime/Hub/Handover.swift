@@ -10,16 +10,18 @@ final class Handover {
     private let sessions: SessionTable
     private let rooms: RoomTable
     private let admission: Admission
+    private let durability: Durability
     private let pending: PendingTable<PendingRequest>
     private let lobby: LobbyFeed
     private weak var cluster: ClusterMachine?
 
-    init(node: String, sessions: SessionTable, rooms: RoomTable, admission: Admission,
+    init(node: String, sessions: SessionTable, rooms: RoomTable, admission: Admission, durability: Durability,
          pending: PendingTable<PendingRequest>, lobby: LobbyFeed, cluster: ClusterMachine?) {
         self.node = node
         self.sessions = sessions
         self.rooms = rooms
         self.admission = admission
+        self.durability = durability
         self.pending = pending
         self.lobby = lobby
         self.cluster = cluster
@@ -131,6 +133,7 @@ final class Handover {
             members.append((id, join, session.key == .delayed ? room.spectatorSeq : room.releasedSeq))
         }
         // Out of the room without a word and without a command: the game is not this node's to change.
+        durability.abandon(room, into: &effects)
         for id in everyone { admission.leaveGame(id, dropSelection: false, now: now, into: &effects) }
         rooms.forget(room)
         lobby.changed()

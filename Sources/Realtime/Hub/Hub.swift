@@ -84,8 +84,8 @@ public final class Hub {
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
         if let node = config.sharedStoreNode {
-            handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, pending: pending,
-                                lobby: lobby, cluster: cluster)
+            handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, durability: durability,
+                                pending: pending, lobby: lobby, cluster: cluster)
             // A game not in memory is claimed from the store before it is served here.
             rooms.loadRequest = { game in .acquire(game: game, node: node, takeover: cluster?.takeoverPolicy ?? .any) }
         } else {

@@ -127,41 +127,59 @@ final class ClusterDriver {
             // A new process takes the name over: an older one still running finds its lease gone and stops.
             claimedAlive = true
             link.command("SET", aliveKey, incarnation, "PX", lease)
-            link.command("HSET", ClusterKeys.codes, identity.code, identity.node)
+            // Where ids name their owner, others find this node by its code.
+            if !identity.code.isEmpty { link.command("HSET", ClusterKeys.codes, identity.code, identity.node) }
         }
         link.command("SET", ClusterKeys.lobby(identity.node), LobbyEntry.array(lobby), "PX",
                      String(Int(max(3, identity.leaseSeconds) * 1000)))
-        link.command("HGETALL", ClusterKeys.codes) { [weak self] reply in
-            guard let self, case .array(let flat)? = reply else { return }
+        let nowMilliseconds = String(Int64(Date().timeIntervalSince1970 * 1000))
+        link.command("EVAL", Self.viewScript, "0", nowMilliseconds, identity.node) { [weak self] reply in
+            // No answer is not "every node is dead": the link dropped; the next round asks again.
+            guard let self, case .array(let parts)? = reply, parts.count == 4,
+                  case .array(let nodeList) = parts[0] else { return }
+            let nodes = nodeList.compactMap(\.text)
+            var alive: [String: String] = [:]
+            var lobbies: [String: [LobbyEntry]] = [:]
             var codes: [String: String] = [:]
-            for pair in stride(from: 0, to: flat.count - 1, by: 2) {
-                if let code = flat[pair].text, let node = flat[pair + 1].text { codes[code] = node }
+            if case .array(let values) = parts[1] {
+                for (node, value) in zip(nodes, values) { if let text = value.text { alive[node] = text } }
             }
-            let nodes = Array(Set(codes.values)).sorted()
-            guard !nodes.isEmpty else { return }
-            let link = self.link
-            link.command(["MGET"].map { Array($0.utf8) } + nodes.map { Array(ClusterKeys.alive($0).utf8) }) { aliveReply in
-                // No answer is not "every node is dead": the link dropped; the next round asks again.
-                guard aliveReply != nil else { return }
-                link.command(["MGET"].map { Array($0.utf8) } + nodes.map { Array(ClusterKeys.lobby($0).utf8) }) { [weak self] lobbyReply in
-                    guard let self, lobbyReply != nil else { return }
-                    var alive: [String: String] = [:]
-                    var lobbies: [String: [LobbyEntry]] = [:]
-                    if case .array(let values)? = aliveReply {
-                        for (node, value) in zip(nodes, values) { if let text = value.text { alive[node] = text } }
+            if case .array(let values) = parts[2] {
+                for (node, value) in zip(nodes, values) {
+                    if case .string(let bytes) = value, let entries = try? JSONText.parse(bytes).arrayValue {
+                        lobbies[node] = entries.compactMap(LobbyEntry.init(json:))
                     }
-                    if case .array(let values)? = lobbyReply {
-                        for (node, value) in zip(nodes, values) {
-                            if case .string(let bytes) = value, let entries = try? JSONText.parse(bytes).arrayValue {
-                                lobbies[node] = entries.compactMap(LobbyEntry.init(json:))
-                            }
-                        }
-                    }
-                    self.deliver(.view(codes: codes, alive: alive, lobbies: lobbies))
                 }
             }
+            if case .array(let flat) = parts[3] {
+                for pair in stride(from: 0, to: flat.count - 1, by: 2) {
+                    if let code = flat[pair].text, let node = flat[pair + 1].text { codes[code] = node }
+                }
+            }
+            self.deliver(.view(codes: codes, alive: alive, lobbies: lobbies))
         }
     }
+
+    /// The cluster as one read: every node seen within the hour (this one noted now, older ones
+    /// forgotten), which of them hold their liveness key and what their lobbies are, and the
+    /// node codes (where game ids name their owner).
+    private static let viewScript = """
+        local now = tonumber(ARGV[1])
+        redis.call('ZADD', 'bc:nodes', now, ARGV[2])
+        redis.call('ZREMRANGEBYSCORE', 'bc:nodes', '-inf', now - 3600000)
+        local nodes = redis.call('ZRANGE', 'bc:nodes', 0, -1)
+        local alive, lobbies = {}, {}
+        if #nodes > 0 then
+          local aliveKeys, lobbyKeys = {}, {}
+          for i, node in ipairs(nodes) do
+            aliveKeys[i] = 'bc:alive:' .. node
+            lobbyKeys[i] = 'bc:lobby:' .. node
+          end
+          alive = redis.call('MGET', unpack(aliveKeys))
+          lobbies = redis.call('MGET', unpack(lobbyKeys))
+        end
+        return {nodes, alive, lobbies, redis.call('HGETALL', 'bc:codes')}
+        """
 
     /// The two characters that start this node's game ids: kept in its data directory, and
     /// claimed in Redis the first time (another node's code is never taken).

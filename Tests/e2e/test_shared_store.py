@@ -1,0 +1,206 @@
+"""PROTOCOL 11.1 from outside: nodes on one PostgreSQL store and one Redis, with real
+processes: kill -9 and SIGSTOP of a game's owner, the store restarted mid-game, a game whose
+creator never comes back. Every member must see one history."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+import requests
+
+from e2e_client import Client, eventually, fresh_snapshot, run
+from test_cluster import redis  # noqa: F401 - the redis fixture
+
+LEASE = 2.0  # seconds: takeover within LEASE + 5
+
+
+def node(start_server, tmp_path, redis_server, store, name):  # noqa: F811
+    return start_server(data=tmp_path / name, extra_args=(
+        "--store", store, "--redis", redis_server.url, "--node", name, "--lease", str(int(LEASE))))
+
+
+def one_history(*clients: Client) -> None:
+    """Every member applied every diff in order with no gap, and saw the same diff for a seq."""
+    seen: dict[int, list] = {}
+    for client in clients:
+        assert client.problems == [], client.problems
+        for diff in client.diffs:
+            ops = seen.setdefault(diff["seq"], diff["ops"])
+            assert ops == diff["ops"] or client.role == "player", f"two histories at seq {diff['seq']}"
+
+
+async def until_served(client: Client, message: dict, within: float) -> tuple[dict, float]:
+    """Sends `message` (a fresh id each time) until it is acked; returns the reply and when."""
+    deadline = time.monotonic() + within
+    while True:
+        reply = await client.request(dict(message))
+        if reply.ok:
+            return reply, time.monotonic()
+        assert reply.ack["code"] == "unavailable", reply.ack
+        assert time.monotonic() < deadline, f"still unavailable after {within}s: {reply.ack}"
+        await asyncio.sleep(0.2)
+
+
+def test_kill_9_of_the_owner_its_game_goes_on_elsewhere_with_one_history(start_server, tmp_path, redis, store):  # noqa: F811
+    a, b, c = (node(start_server, tmp_path, redis, store, name) for name in ("node-a", "node-b", "node-c"))
+
+    async def scenario():
+        owner_player = await Client.connect(a.ws(), "player@a")
+        created = (await owner_player.create("klondike", seed=5)).one("created")
+        game, token = created["game"], created["token"]
+        spectator = await Client.connect(b.ws(), "spectator@b")
+        assert (await spectator.watch(game)).ok
+        other = await Client.connect(c.ws(), "player@c")
+        assert (await other.join(game, token)).ok
+        acked = {}
+        for i in range(5):
+            reply = await owner_player.move({"type": "tap", "target": "/stock", "id": f"m{i}"})
+            acked[f"m{i}"] = reply.ack["seq"]
+        await spectator.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == 5)
+        snapshots_before = len(spectator.received("snapshot"))
+        killed = time.monotonic()
+        a.kill()
+        await owner_player.wait_closed(5)
+        reply, served = await until_served(other, {"type": "tap", "target": "/stock"}, within=LEASE + 5)
+        assert served - killed <= LEASE + 5, f"takeover took {served - killed:.1f}s"
+        assert reply.one("diff")["seq"] == 6, "the game goes on from its last acknowledged seq"
+        # A re-sent id the dead owner acknowledged: acked with its original seq, not applied again.
+        again = await other.request({"type": "tap", "target": "/stock", "id": "m2"})
+        assert again.ok and again.ack["seq"] == acked["m2"] and again.of("diff") == []
+        # The spectator on a surviving node kept its connection: every later diff, no gap, no snapshot.
+        await spectator.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == 6, timeout=5)
+        assert spectator.is_open and len(spectator.received("snapshot")) == snapshots_before
+        # The dead node's player comes back anywhere with `since`, and plays.
+        back = await Client.connect(b.ws(), "player-back@b")
+        back.prime(game, owner_player.state)
+        resumed = await back.join(game, token, since=5)
+        assert resumed.ok and [d["seq"] for d in resumed.of("diff")] == [6]
+        await back.move({"type": "tap", "target": "/stock"})
+        await spectator.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == 7, timeout=5)
+        final = (await fresh_snapshot(c.ws(), game))["state"]
+        for client in (spectator, other, back):
+            await client.expect(lambda m: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == 7, timeout=5)
+            assert client.state == final, client.name
+        one_history(spectator, other, back)
+        one = requests.get(b.http + f"/api/games/{game}", timeout=5)
+        assert one.status_code == 200 and one.json()["seq"] == 7
+        for client in (spectator, other, back):
+            await client.close()
+
+    try:
+        run(scenario(), timeout=60)
+    except BaseException:
+        for process in (a, b, c):
+            print(process.args[-5], "".join(process.stderr_lines)[-4000:])
+        raise
+
+
+def test_a_frozen_owner_thawed_after_its_lease_adds_nothing_and_its_members_catch_up(start_server, tmp_path, redis, store):  # noqa: F811
+    a, b = (node(start_server, tmp_path, redis, store, name) for name in ("node-a", "node-b"))
+
+    async def scenario():
+        player = await Client.connect(a.ws(), "player@a")
+        created = (await player.create("klondike", seed=6)).one("created")
+        game, token = created["game"], created["token"]
+        spectator_a = await Client.connect(a.ws(), "spectator@a")
+        assert (await spectator_a.watch(game)).ok
+        other = await Client.connect(b.ws(), "player@b")
+        assert (await other.join(game, token)).ok
+        await player.move({"type": "tap", "target": "/stock"})
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            # The frozen owner's player sends a move; it sits in the socket until the thaw.
+            late = asyncio.create_task(player.request({"type": "tap", "target": "/stock", "id": "late"}, timeout=30))
+            reply, _ = await until_served(other, {"type": "tap", "target": "/stock"}, within=LEASE + 8)
+            assert reply.one("diff")["seq"] == 2, "the other node took the game over from seq 1"
+            await other.move({"type": "tap", "target": "/stock"})
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        answer = await late
+        # Never acked into a second history: refused (`unavailable`), or carried to the new owner.
+        assert answer.ack.get("code") == "unavailable" or answer.ack.get("seq", 0) >= 4, answer
+        # The thawed node's members catch up through the game's new owner and play on.
+        await player.move({"type": "tap", "target": "/stock", "id": "after"})
+        final = (await fresh_snapshot(b.ws(), game))["state"]
+        seq = (await fresh_snapshot(b.ws(), game))["seq"]
+        for client in (player, spectator_a, other):
+            await client.expect(lambda m, s=seq: isinstance(m, dict) and m.get("type") == "diff" and m["seq"] == s,
+                                timeout=10)
+            assert client.state == final, client.name
+        one_history(player, spectator_a, other)
+        stored = [d["seq"] for d in other.diffs]
+        assert stored == list(range(1, seq + 1)), stored
+        for client in (player, spectator_a, other):
+            await client.close()
+
+    run(scenario(), timeout=60)
+
+
+def test_the_store_restarted_mid_game_play_resumes_and_nothing_acknowledged_is_lost(start_server, tmp_path):
+    from e2e_postgres import Postgres
+    pg = Postgres().init().start()
+    try:
+        url = pg.create_database()
+        server = start_server(data=tmp_path / "data", extra_args=("--store", url))
+
+        async def scenario():
+            player = await Client.connect(server.ws(), "player")
+            game = (await player.create("klondike", seed=8)).one("created")["game"]
+            acked = 0
+            for _ in range(3):
+                await player.move({"type": "tap", "target": "/stock"})
+                acked += 1
+            pg.stop()
+            refused = await player.request({"type": "tap", "target": "/stock"}, timeout=15)
+            assert refused.ack.get("code") == "unavailable", refused
+            health = requests.get(server.http + "/healthz", timeout=5)
+            assert health.status_code == 503, health.text
+            pg.start()
+            started = time.monotonic()
+            reply, served = await until_served(player, {"type": "tap", "target": "/stock"}, within=15)
+            assert served - started <= 5 + 2, f"play resumed {served - started:.1f}s after the store came back"
+            acked += 1
+            assert reply.ack["seq"] == acked, "nothing refused was applied, nothing acked was lost"
+            await eventually(lambda: requests.get(server.http + "/healthz", timeout=5).raise_for_status(), within=5)
+            snapshot = await fresh_snapshot(server.ws(), game)
+            assert snapshot["seq"] == acked and snapshot["state"] == player.state
+            await player.close()
+
+        run(scenario(), timeout=90)
+    finally:
+        pg.remove()
+
+
+def test_a_game_whose_creator_never_returns_is_served_by_any_node(start_server, tmp_path, redis, store):  # noqa: F811
+    a, b = (node(start_server, tmp_path, redis, store, name) for name in ("node-a", "node-b"))
+
+    async def scenario():
+        creator = await Client.connect(a.ws(), "creator@a")
+        created = (await creator.create("plane", seed=4)).one("created")
+        game, token = created["game"], created["token"]
+        await creator.move({"type": "add"})
+        a.kill()
+        await creator.wait_closed(5)
+        killed = time.monotonic()
+        newcomer = await Client.connect(b.ws(), "newcomer@b")
+        deadline = time.monotonic() + LEASE + 6
+        while True:
+            reply = await newcomer.join(game, token)
+            if reply.ok:
+                break
+            assert reply.ack["code"] == "unavailable", reply.ack
+            assert time.monotonic() < deadline, "never served"
+            await asyncio.sleep(0.2)
+        assert time.monotonic() - killed <= LEASE + 5
+        # Its one rectangle is there; the gone creator's selection was dropped when it was taken
+        # over (PROTOCOL section 6: selections belong to connections), which is seq 2.
+        snapshot = reply.one("snapshot")
+        assert snapshot["seq"] == 2 and len(snapshot["state"]["order"]) == 1 and snapshot["state"]["selections"] == {}
+        await newcomer.move({"type": "add"})
+        one = requests.get(b.http + f"/api/games/{game}", timeout=5)
+        assert one.status_code == 200 and one.json()["seq"] == 3
+        await newcomer.close()
+
+    run(scenario(), timeout=60)
