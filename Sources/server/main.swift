@@ -20,6 +20,9 @@ struct Server: ParsableCommand {
     @Option(help: "postgresql://USER[:PASSWORD]@HOST:PORT/DB (or postgres://): keep games in this PostgreSQL database instead of --data; every node started with the same --store (and --redis) shares every game, so games outlive the node that made them.")
     var store: String?
 
+    @Option(help: "Delete games nobody touched (no command, join or watch) for this many days, in small batches off the serving thread (fractions allowed; default: keep every game).")
+    var retainDays: Double?
+
     @Option(help: "Folder of the browser client served at /.")
     var web = "./web-static"
 
@@ -75,6 +78,7 @@ struct Server: ParsableCommand {
             }
         }
         _ = try clientLimits()
+        if let retainDays { guard retainDays > 0, retainDays.isFinite else { throw ValidationError("--retain-days must be a positive number of days") } }
     }
 
     /// The limits of PROTOCOL section 14 as the flags give them.
@@ -115,6 +119,7 @@ struct Server: ParsableCommand {
             options.node = node
             options.leaseSeconds = lease
             options.store = store
+            options.retainDays = retainDays
             options.limits = try clientLimits()
             server = try BoardcastServer(options: options, logger: logger)
         } catch {

@@ -183,3 +183,26 @@ private final class Reports: Sendable {
         }
     }
 }
+
+@Suite struct RetentionSweepTests {
+    @Test func batchesFollowEachOtherWhileFullThenWaitForTheNextSweep() {
+        var sweep = RetentionSweep(retainDays: 30, batch: 100, pause: 0.1, start: 0)
+        #expect(sweep.interval == 3600 && sweep.retainSeconds == 30 * 86_400)
+        #expect(sweep.due(monotonic: 59, unixTime: 1_000_000_000) == nil, "not in the first minute")
+        #expect(sweep.due(monotonic: 60, unixTime: 1_000_000_000) == Double(1_000_000_000 - 30 * 86_400))
+        #expect(sweep.due(monotonic: 60.5, unixTime: 0) == nil, "one batch at a time")
+        sweep.finished(deleted: 100, monotonic: 61)
+        #expect(sweep.due(monotonic: 61.05, unixTime: 0) == nil)
+        #expect(sweep.due(monotonic: 61.1, unixTime: 0) != nil, "a full batch: the next follows after a pause")
+        sweep.finished(deleted: 3, monotonic: 62)
+        #expect(sweep.due(monotonic: 62 + 3599, unixTime: 0) == nil, "the backlog is gone: the next sweep in an hour")
+        #expect(sweep.due(monotonic: 62 + 3600, unixTime: 0) != nil)
+        sweep.finished(deleted: nil, monotonic: 4000)
+        #expect(sweep.due(monotonic: 4001, unixTime: 0) == nil, "a failure waits for the next sweep")
+    }
+
+    @Test func shortRetentionsSweepOftenButNotInALoop() {
+        let sweep = RetentionSweep(retainDays: 0.0001, start: 0)
+        #expect(sweep.interval == 1)
+    }
+}

@@ -227,6 +227,7 @@ final class Admission {
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
         let key = room.audienceKey(for: role, seat: seat)
         sessions.join(id, room: room, role: role, key: key, name: name)
+        noteTouch(room, now: now, into: &effects)
         room.presenceDirty = true
         rooms.memberJoined(room)
         rooms.queuePresence(room)
@@ -265,6 +266,33 @@ final class Admission {
         _ = continueCatchUp(catchUp, token: nil, storageHadMore: true, now: now, into: &effects)
         // Only if the catch-up waits for storage: otherwise the race started inside the reply.
         startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
+    }
+
+    /// Seconds between two touches of one game (retention), or nil: nothing is deleted.
+    var touchInterval: Double?
+    private var lastTouchSweep = Instant.distantPast
+
+    /// A join or watch touches the game for retention (`--retain-days`); commands touch it with
+    /// their own rows. Not gated: nobody waits for a touch.
+    private func noteTouch(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+        guard let touchInterval, now.since(room.touchNoted) >= touchInterval else { return }
+        room.touchNoted = now
+        var batch = StoreBatch()
+        batch.touches = [GameTouch(game: room.id, time: now.unixTime)]
+        durability.store(batch, for: nil, into: &effects)
+    }
+
+    /// Once a minute: games with members are in use, whether or not anyone joined lately, so
+    /// they are touched too (one batch for all of them).
+    func touchWatchedGames(now: Instant, into effects: inout Effects) {
+        guard let touchInterval, now.since(lastTouchSweep) >= min(60, touchInterval) else { return }
+        lastTouchSweep = now
+        var batch = StoreBatch()
+        for room in rooms.all where room.members.count > 0 && now.since(room.touchNoted) >= touchInterval {
+            room.touchNoted = now
+            batch.touches.append(GameTouch(game: room.id, time: now.unixTime))
+        }
+        if !batch.touches.isEmpty { durability.store(batch, for: nil, into: &effects) }
     }
 
     /// Sends a frame of a member's reply: behind the room's outbox, or at once for a delayed spectator.

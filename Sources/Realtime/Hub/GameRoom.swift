@@ -27,6 +27,9 @@ final class GameRoom {
     var epoch: Int64 = 1
     /// The seq of the last diff that went out to members (what they have all seen live).
     private(set) var releasedSeq = 0
+    /// When storage last noted the game as touched for a join, a watch or its members
+    /// (retention): at most once a touch interval, so a crowd joining is not a write each.
+    var touchNoted = Instant.distantPast
     /// How many times the game was won or finished (a reset plays it again): a chat mute lasts
     /// until the next one.
     private(set) var endings = 0
@@ -86,6 +89,7 @@ final class GameRoom {
         self.created = created.unixTime
         self.updated = created.unixTime
         lastActivity = created
+        touchNoted = created  // its row, written now, is touched already
         window = DiffWindow(capacity: windowSize)
         appliedIDs = AppliedIDs(recentCapacity: windowSize)
         chat = ChatLog(keepsEverything: keepsEverything)

@@ -41,6 +41,13 @@ public final class Hub {
         public var sharedStoreNode: String?
         /// New games a minute per client address (`--create-rate`); nil: no limit.
         public var createsPerMinute: Int?
+        /// Seconds an untouched game is kept (`--retain-days`); nil: every game is kept, and
+        /// nothing needs to note joins and watches.
+        public var retainSeconds: Double?
+
+        /// How often a game's joins, watches and members are noted as touches: often enough
+        /// that a game in use is never taken for untouched, seldom enough to cost nothing.
+        var touchInterval: Double? { retainSeconds.map { min(3600, $0 / 10) } }
 
         public init() {}
     }
@@ -83,6 +90,7 @@ public final class Hub {
         self.cluster = cluster
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
+        admission.touchInterval = config.touchInterval
         if let node = config.sharedStoreNode {
             handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, durability: durability,
                                 pending: pending, lobby: lobby, cluster: cluster)
@@ -331,6 +339,7 @@ public final class Hub {
             handover?.rested(room, into: &effects)
         }
         durability.retryRebuilds(now: now, into: &effects)
+        admission.touchWatchedGames(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
         if let cluster { carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
     }

@@ -12,6 +12,9 @@ public final class BoardcastServer {
         case committed(UInt64, [String: WriteRefusal])
         case stop
         case integrity([String])
+        /// A retention batch deleted these games (nil: the store failed).
+        case deleted([String]?)
+        case usage(StorageUsage?)
     }
 
     private let options: ServerOptions
@@ -50,6 +53,11 @@ public final class BoardcastServer {
     private let redisAddress: RedisAddress?
     private var cluster: ClusterDriver?
     private var reportedCounters = ClusterCounters()
+    /// `--retain-days`: when the next batch of untouched games is deleted.
+    private var retention: RetentionSweep?
+    /// When storage's size was last read for `/metrics`.
+    private var lastUsageRead = -Double.infinity
+    private var readingUsage = false
 
     public init(options: ServerOptions, logger: Logger) throws {
         self.options = options
@@ -93,6 +101,7 @@ public final class BoardcastServer {
         var config = Hub.Config()
         config.idleSeconds = options.idleSeconds
         config.createsPerMinute = options.limits.createsPerMinute
+        config.retainSeconds = options.retainDays.map { $0 * 86_400 }
         let node = options.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         if sharedStore != nil { config.sharedStoreNode = node }
         if options.store == nil && options.data == ":memory:" {
@@ -103,6 +112,8 @@ public final class BoardcastServer {
             config.windowSize = Int.max
         }
         hubConfig = config
+        let startedAt = clock.now.monotonic
+        retention = options.retainDays.map { RetentionSweep(retainDays: $0, start: startedAt) }
         if let url = options.redis {
             let address = try RedisAddress.parse(url)
             // With a shared store, owners are recorded there: ids need no owner's code.
@@ -320,6 +331,20 @@ public final class BoardcastServer {
         }
     }
 
+    /// Off the service thread: a batch of games untouched past `--retain-days` deleted when one
+    /// is due, and storage's size read for `/metrics` every ten seconds.
+    private func maintainStorage(now: Instant) {
+        let store = self.store
+        if let cutoff = retention?.due(monotonic: now.monotonic, unixTime: now.unixTime), let batch = retention?.batch {
+            read { .deleted(try? store.deleteUntouched(before: cutoff, limit: batch)) }
+        }
+        if !readingUsage && now.monotonic - lastUsageRead >= 10 {
+            readingUsage = true
+            lastUsageRead = now.monotonic
+            read { .usage(try? store.usage()) }
+        }
+    }
+
     /// The most chat lines a replay shows: a game's first 10,000.
     static let replayChatLimit = 10_000
 
@@ -458,6 +483,20 @@ extension BoardcastServer: LWSEvents {
                 handle(event, at: now)
             case .stop:
                 stop()
+            case .deleted(let games):
+                retention?.finished(deleted: games?.count, monotonic: now.monotonic)
+                if let games, !games.isEmpty {
+                    metrics.gamesDeleted.increment(by: Int64(games.count))
+                    logger.info("games deleted: untouched past --retain-days", metadata: ["games": "\(games.count)"])
+                } else if games == nil {
+                    logger.warning("deleting untouched games failed; the next sweep tries again")
+                }
+            case .usage(let usage):
+                readingUsage = false
+                if let usage {
+                    metrics.storedGames.set(Double(usage.games))
+                    metrics.storedBytes.set(Double(usage.bytes))
+                }
             case .integrity(let problems):
                 if problems.isEmpty {
                     logger.info("background integrity check of the game database: ok")
@@ -470,6 +509,7 @@ extension BoardcastServer: LWSEvents {
         }
         flushCommits()
         if ticked {
+            maintainStorage(now: now)
             cluster?.tick(now: now.monotonic)
             reportClusterCounters()
             handle(.tick, at: now)

@@ -7,6 +7,10 @@ public final class ServerMetrics: Sendable {
     let connections: Gauge
     let connectionsOpened: Counter
     let games: Gauge
+    /// Games in storage (resting and live) and the bytes storage takes, read every few seconds.
+    let storedGames: Gauge
+    let storedBytes: Gauge
+    let gamesDeleted: Counter
     let messagesIn: Counter
     let messagesOut: Counter
     let bytesOut: Counter
@@ -34,6 +38,10 @@ public final class ServerMetrics: Sendable {
         connectionsOpened = registry.makeCounter(
             descriptor: Self.name("connections_opened", unit: "total", "WebSocket connections accepted"))
         games = registry.makeGauge(descriptor: Self.name("games", "Live games in memory (resting ones are in storage only)"))
+        storedGames = registry.makeGauge(descriptor: Self.name("stored_games", "Games in storage, live and resting"))
+        storedBytes = registry.makeGauge(descriptor: Self.name("stored_bytes", "Bytes the game store takes (file, or tables)"))
+        gamesDeleted = registry.makeCounter(
+            descriptor: Self.name("games_deleted", unit: "total", "Games deleted for --retain-days (untouched that long)"))
         gamesLoaded = registry.makeCounter(
             descriptor: Self.name("games_loaded", unit: "total", "Resting games loaded back from storage"))
         redisUp = registry.makeGauge(descriptor: Self.name("redis_link_up", "1 while this cluster node's Redis link is up"))

@@ -25,6 +25,8 @@ public struct ServerOptions: Sendable {
     public var leaseSeconds: Double = 15
     /// Limits per client address, trusted proxies, allowed origins (PROTOCOL section 14).
     public var limits = ClientLimits()
+    /// Games untouched (no command, join or watch) this many days are deleted; nil keeps every game.
+    public var retainDays: Double?
 
     public init(host: String, port: Int, data: String, web: String, pingInterval: Int) {
         self.host = host
