@@ -139,6 +139,7 @@ static int opt_inflight = 200;
 static const char *opt_record = NULL;
 static const char *opt_label = "server";
 static const char *opt_kind = "klondike";
+static double opt_delay = 0;   /* --delay SEC: games created with a spectator delay; latency is measured after it */
 static Phase phases[MAX_PHASES];
 static int nphases = 0;
 
@@ -610,6 +611,14 @@ static void record_frame(const char *kind, const char *p, size_t n) {
     fprintf(record_fp, "%s\t%.*s\n", kind, (int)n, p);
 }
 
+/* ",\"delay\":SEC" for --delay, else nothing */
+static const char *delay_option(void) {
+    static char text[48];
+    if (opt_delay <= 0) return "";
+    snprintf(text, sizeof text, ",\"delay\":%g", opt_delay);
+    return text;
+}
+
 static void lat_push(uint32_t us) {
     if (lat_n == lat_cap) {
         lat_cap = lat_cap ? lat_cap * 2 : (1u << 20);
@@ -689,7 +698,7 @@ static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
                     /* the sender is another process: latencies once its send times are read */
                     if (k >= 1 && k <= g->target) recv_push((int32_t)k, t);
                 } else if (k >= 1 && k <= g->sent && g->send_ns[k]) {
-                    int64_t d = t - g->send_ns[k];
+                    int64_t d = t - g->send_ns[k] - (int64_t)(opt_delay * 1e9);   /* after the delay */
                     lat_push(d > 0 ? (uint32_t)(d / 1000) : 0);
                     trace_push(k - (g->target - cur_moves), d > 0 ? (uint32_t)(d / 1000) : 0);
                 }
@@ -813,7 +822,8 @@ static void on_readable(Conn *c) {
         last_open_ns = t;
         if (c->role == R_PLAYER) {
             char msg[160];
-            snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1},\"id\":\"c\"}", opt_kind);
+            snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1%s},\"id\":\"c\"}", opt_kind,
+                     delay_option());
             send_text(c, msg);
         }
         pump_connects();
@@ -1010,7 +1020,7 @@ static void run_phase(Phase *ph) {
         paced_next = 0;
         paced_total = (long)ph->moves * opt_games;
         tick = paced_tick;
-        limit = ph->moves / ph->rate + 30;
+        limit = ph->moves / ph->rate + 30 + opt_delay;
     }
     tick(phase_t0);
     int64_t deadline = phase_t0 + (int64_t)(limit * 1e9);
@@ -1303,7 +1313,8 @@ static void *mover_main(void *arg) {
         break;
     }
     char msg[160];
-    snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1},\"id\":\"c\"}", opt_kind);
+    snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1%s},\"id\":\"c\"}", opt_kind,
+                     delay_option());
     if (mover_frame(1, msg, strlen(msg)) < 0) { mover_fail("send: %s", strerror(errno)); return NULL; }
     while (!mover.created) {
         if (now_ns() > deadline) { mover_fail("no ack to create in 30 s"); return NULL; }
@@ -1606,7 +1617,7 @@ static void usage(void) {
         "          | --watch-file F --spectators N [--ready-file F] [--done-file F] [--send-times F] [--report F] [--phase-name NAME])\n"
         "       [--ports P1,P2,... [--player-port P]] [--pid A,B,...] [--src-base B]\n"
         "       [--game-file F --go-files F,... --done-files F,... --send-times F --merge F,...] [--trace FILE]\n"
-        "       [--kind klondike|plane] [--settle-ms MS] [--inflight K] [--storage LABEL]\n");
+        "       [--kind klondike|plane] [--delay SEC] [--settle-ms MS] [--inflight K] [--storage LABEL]\n");
     exit(2);
 }
 
@@ -1679,6 +1690,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--inflight")) opt_inflight = atoi(v);
         else if (!strcmp(a, "--label")) opt_label = v;
         else if (!strcmp(a, "--kind")) opt_kind = v;
+        else if (!strcmp(a, "--delay")) opt_delay = atof(v);
         else usage();
         i++;
     }
