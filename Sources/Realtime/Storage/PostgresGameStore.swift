@@ -223,6 +223,9 @@ public final class PostgresGameStore: SharedGameStore {
     /// Inserts created games (owned by the fence's node, if any) and returns the ids inserted:
     /// an id another node inserted since the lock is skipped, not an error.
     private func insertCreated(_ games: [StoredGame], fence: StoreFence?, _ session: PostgresSession) throws -> Set<String> {
+        // In id order, as every node inserts: two nodes creating the same ids wait for each other
+        // in the same order, never in a cycle.
+        let games = games.sorted { $0.id < $1.id }
         let columns = GameColumns(games)
         let epochs = games.map { fence?.startingEpoch(of: $0.id) ?? 0 }
         let rows = try session.query("""
@@ -241,7 +244,7 @@ public final class PostgresGameStore: SharedGameStore {
     /// Owner and epoch are left as they are: only `claim` and `release` change them.
     private func upsert(_ games: [StoredGame], _ session: PostgresSession) throws {
         guard !games.isEmpty else { return }
-        let columns = GameColumns(games)
+        let columns = GameColumns(games.sorted { $0.id < $1.id })
         try session.query("""
             INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq, touched)
             SELECT id, kind, options, token_hash, created, updated, status, seq, updated

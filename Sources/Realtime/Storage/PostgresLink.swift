@@ -21,6 +21,8 @@ final class PostgresLink: @unchecked Sendable {
     private let name: String
     private let lock = NSLock()
     private var open: OpenConnection?
+    /// Set by `close()`: the event loop is about to stop, so the link never connects again.
+    private var closed = false
     /// Connections attempted so far: the id of the next one, and what tests read to see a reconnection.
     private(set) var connections = 0
 
@@ -54,14 +56,16 @@ final class PostgresLink: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection, waiting until it is closed. The link connects again if used later.
+    /// Closes the connection, waiting until it is closed; later calls throw.
     func close() {
         lock.lock()
         defer { lock.unlock() }
+        closed = true
         drop()
     }
 
     private func connected() throws -> OpenConnection {
+        guard !closed else { throw StorageError.unreachable(store: configuration.redactedURL, detail: "the store is closed") }
         if let open, !open.connection.isClosed { return open }
         drop()
         var options = PostgresConnection.Configuration(
@@ -149,14 +153,18 @@ private final class OpenConnection: @unchecked Sendable {
         let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
         lock.lock()
         let alreadyClosed = closed
-        waiting = answer
+        if !alreadyClosed { waiting = answer }
         lock.unlock()
+        guard !alreadyClosed else {
+            // Never handed to postgres-nio, which would drop it (and leak its future).
+            answer.fail(UnansweredStatement.connectionClosed)
+            return try answer.futureResult.wait()
+        }
         defer {
             lock.lock()
             waiting = nil
             lock.unlock()
         }
-        if alreadyClosed { answer.fail(UnansweredStatement.connectionClosed) }
         let connection = self.connection
         let timer = connection.eventLoop.scheduleTask(in: timeout) {
             answer.fail(UnansweredStatement.timedOut(timeout))
