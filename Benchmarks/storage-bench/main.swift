@@ -5,6 +5,7 @@
 //
 //   swift run -c release storage-bench [--quick] [--store postgresql://USER@HOST:PORT/DB] [--three-only]
 //   Benchmarks/storage-bench/run-postgres.sh [--quick] [--three-only]   (starts a private PostgreSQL)
+//   Benchmarks/storage-bench/run-postgres.sh --profile-postgres       (only three writers on PostgreSQL, paced: to profile)
 //
 // Without --store: SQLite in a temporary folder, one writer (synchronous FULL and NORMAL).
 // With --store: the same scenarios on that PostgreSQL database too (use a scratch database:
@@ -22,6 +23,8 @@ import Realtime
 let arguments = CommandLine.arguments
 let quick = arguments.contains("--quick")
 let threeOnly = arguments.contains("--three-only")
+/// Three writers on PostgreSQL only, at the paced load: one phase to profile.
+let profilePhase = arguments.contains("--profile-postgres")
 let timeCap: UInt64 = (quick ? 2 : 8) * 1_000_000_000
 let postgres: PostgresStoreConfiguration? = {
     guard let index = arguments.firstIndex(of: "--store"), index + 1 < arguments.count else { return nil }
@@ -318,14 +321,16 @@ if let postgres { stores.append(.postgres(postgres)) }
 print("storage-bench: \(stores.map(\.label).joined(separator: ", "))\(quick ? " (quick)" : ""), temp dir \(NSTemporaryDirectory())"
     + (postgres.map { ", \($0.redactedURL)" } ?? ""))
 var results: [Result] = []
-if !threeOnly {
+if !threeOnly && !profilePhase {
     for store in stores {
         results.append(try oneMoveAtATime(store))
         results.append(try hundredGamesClosedLoop(store))
         results.append(try hundredGamesFlood(store))
     }
 }
-if postgres != nil || threeOnly {
+if profilePhase, let postgres {
+    results.append(try threeWriters(.postgres(postgres), rate: 10_500))
+} else if postgres != nil || threeOnly {
     // The three-writer comparison: SQLite (a file per node, as nodes without --store) and, with
     // --store, PostgreSQL (one database), at a paced load and at as much as each takes.
     let threeStores = [BenchStore.sqlite(.full)] + (postgres.map { [BenchStore.postgres($0)] } ?? [])
@@ -343,7 +348,7 @@ for r in results {
         + (r.diskBytes.map { number(Double($0) / 1024 / Double(r.moves), 1) } ?? "n/a"))
 }
 
-if !threeOnly {
+if !threeOnly && !profilePhase {
     // JSON text parsing, as the protocol layer will use it on client frames.
     let frames = [
         #"{"type":"drag","from":"/tableau/2/4","to":"/foundations/0","id":"k3j4h5"}"#,

@@ -62,6 +62,11 @@ enum PostgresSchema {
     /// statements inside are planned once per connection (PL/pgSQL keeps their plans), where
     /// five statements from the client would cost five round trips and five plans.
     ///
+    /// Every look-up of `game` is by primary key (`id = ANY(...)`, a handful of ids), so its cost
+    /// follows the batch, not the table. A plan is kept for the connection's life, and one made
+    /// while the table was small would scan it whole: `enable_seqscan = off`, for this function
+    /// only, keeps the index (the foreign key's look-ups, planned inside it, too).
+    ///
     /// It applies `BatchPlan`'s rules under the rows' locks: it locks every game the batch names
     /// in id order (`lock_ids`), refuses created games whose id is stored and fenced games
     /// whose owner or epoch differ from the fence (or that are gone), inserts the created games
@@ -80,8 +85,11 @@ enum PostgresSchema {
             touch_ids text[], touch_times double precision[],
             added_draws integer[], added_seeds bigint[], taken_draws integer[], taken_seeds bigint[])
         RETURNS TABLE (refused_game text, refusal text, refused_owner text, refused_epoch bigint)
-        LANGUAGE plpgsql AS $$
+        LANGUAGE plpgsql
+        SET enable_seqscan = off
+        AS $$
         DECLARE
+            created_ids text[] := ARRAY(SELECT c.id FROM unnest(row_ids, row_creates) AS c (id, creates) WHERE c.creates);
             refused_ids text[];
             refusals text[];
             owners text[];
@@ -94,12 +102,12 @@ enum PostgresSchema {
             SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.why), '{}'),
                    coalesce(array_agg(r.owner), '{}'), coalesce(array_agg(r.epoch), '{}')
               INTO refused_ids, refusals, owners, epochs
-              FROM (SELECT g.id, 'idTaken' AS why, g.owner, g.epoch
-                      FROM unnest(row_ids, row_creates) AS c (id, creates) JOIN game g ON g.id = c.id
-                     WHERE c.creates
+              FROM (SELECT g.id, 'idTaken' AS why, g.owner, g.epoch FROM game g WHERE g.id = ANY(created_ids)
                     UNION ALL
                     SELECT f.id, CASE WHEN g.id IS NULL THEN 'noSuchGame' ELSE 'notOwner' END, g.owner, g.epoch
-                      FROM unnest(fenced_ids, fenced_epochs) AS f (id, epoch) LEFT JOIN game g ON g.id = f.id
+                      FROM unnest(fenced_ids, fenced_epochs) AS f (id, epoch)
+                      LEFT JOIN (SELECT game.id, game.owner, game.epoch FROM game WHERE game.id = ANY(fenced_ids)) AS g
+                        ON g.id = f.id
                      WHERE g.id IS NULL OR g.owner IS DISTINCT FROM writer OR g.epoch <> f.epoch) AS r;
 
             WITH inserted AS (
@@ -142,7 +150,7 @@ enum PostgresSchema {
             IF cardinality(touch_ids) > 0 THEN
                 UPDATE game SET touched = GREATEST(game.touched, t.time)
                   FROM unnest(touch_ids, touch_times) AS t (id, time)
-                 WHERE game.id = t.id AND t.id <> ALL (taken_ids);
+                 WHERE game.id = ANY(touch_ids) AND game.id = t.id AND t.id <> ALL (taken_ids);
             END IF;
             IF cardinality(added_draws) > 0 THEN
                 INSERT INTO winnable_seed (draw, seed) SELECT * FROM unnest(added_draws, added_seeds) ON CONFLICT DO NOTHING;
