@@ -12,8 +12,8 @@ import PostgresNIO
 ///
 /// Durability: each connection runs with `synchronous_commit = on`, so `write` returns once
 /// its transaction is on the server's disk. A lost connection makes the call throw
-/// `StorageError.unreachable`, having written nothing (but for a COMMIT whose answer was lost);
-/// a later call connects again.
+/// `StorageError.unreachable`, having written nothing (but for a write whose answer was lost
+/// after the server ran it); a later call connects again.
 public final class PostgresGameStore: SharedGameStore {
     public let configuration: PostgresStoreConfiguration
     private let group: MultiThreadedEventLoopGroup
