@@ -62,8 +62,9 @@ let package = Package(
         .testTarget(name: "CoreTests", dependencies: ["Core", "JSONPatchCheck"]),
         // Benchmark of the Klondike solver: winnable shares of seeded deals, time per deal.
         .executableTarget(name: "solver-bench", dependencies: ["Core"], path: "Benchmarks/solver-bench"),
-        // Benchmark of durable storage: moves per second and commit latency.
-        .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench"),
+        // Benchmark of durable storage: moves per second and commit latency, SQLite and PostgreSQL.
+        .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench",
+                          exclude: ["run-postgres.sh"]),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
         // Fills a data directory with resting games, for Benchmarks/resting (start-up and first-watch times).
         .executableTarget(name: "rest-seed", dependencies: ["Realtime", "Core"], path: "Benchmarks/rest-seed"),

@@ -287,12 +287,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let h = HubHarness()
         h.open(1)
         let (game, _) = h.createKlondike(1)
-        for id in (2...6).map { ConnectionID($0) } {
+        for id in (2...6).map({ ConnectionID($0) }) {
             h.open(id)
             h.send(id, #"{"type":"watch","game":"\#(game)"}"#)
         }
         h.tick()
-        for id in (1...6).map { ConnectionID($0) } {
+        for id in (1...6).map({ ConnectionID($0) }) {
             let presence = h.take(id).filter { $0["type"] == "presence" }
             #expect(presence == [.object(["type": "presence", "game": .string(game), "players": 1, "spectators": 5])])
         }
@@ -411,7 +411,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func startUpLoadsAreTheLiveGamesAndTheLobbyListsOnlyThem() throws {
         let h = HubHarness(config: config())
-        for id in (1...3).map { ConnectionID($0) } {
+        for id in (1...3).map({ ConnectionID($0) }) {
             h.open(id)
             _ = h.createKlondike(id)
         }
@@ -427,7 +427,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     @Test func theLobbyIsAtMostAHundredMostSpectatorsFirst() {
         let h = HubHarness()
         var games: [String] = []
-        for id in (1...120).map { ConnectionID($0) } {
+        for id in (1...120).map({ ConnectionID($0) }) {
             h.now += 1
             h.open(id)
             games.append(h.createKlondike(id).0)

@@ -69,9 +69,10 @@ final class PostgresTestServer: Sendable {
         ])
     }
 
-    /// A fast shutdown (sessions ended, in-flight transactions rolled back); returns once it is down.
-    func stop() throws {
-        try run("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "stop"])
+    /// A fast shutdown (sessions ended, in-flight transactions rolled back), or an immediate one
+    /// (every process ends where it is; the next start recovers from the WAL); returns once it is down.
+    func stop(immediately: Bool = false) throws {
+        try run("pg_ctl", ["-D", dataDirectory, "-m", immediately ? "immediate" : "fast", "-w", "-t", "60", "stop"])
     }
 
     /// Stops the server if it runs and removes its directory.

@@ -1,91 +1,93 @@
-/// A batch sorted into the rows a store writes and the games it refuses, once the store has
-/// looked up the games the batch names (under their row locks, for a shared store). Both
-/// back-ends write from a plan, so they refuse the same games for the same reasons.
+/// A batch sorted, game by game, into what a store must check and what it then writes.
+///
+/// The rules, the same on both back-ends: a created game whose id is stored is refused
+/// (`.idTaken`); with a fence, a game the batch writes whose stored (owner, epoch) differs from
+/// the fence is refused (`.notOwner`), or `.noSuchGame` when it is not stored; a refused game
+/// has none of its rows written (its touches are kept, but for `.idTaken`: they would touch
+/// another game). SQLite applies them here (`refusing`); PostgreSQL applies them in the one
+/// statement that writes the batch, under the rows' locks (`PostgresSchema`, `boardcast_write`).
 struct BatchPlan {
-    private(set) var refused: [String: WriteRefusal] = [:]
-    /// The last row of each game the batch creates, still to be inserted.
-    private(set) var newGames: [StoredGame] = []
-    /// The last row of each other game.
+    /// The last row of each game the batch creates, in id order.
+    private(set) var createdGames: [StoredGame] = []
+    /// The last row of each other game, in id order.
     private(set) var updatedGames: [StoredGame] = []
     /// In the batch's order.
     private(set) var commands: [StoredCommand] = []
-    /// One per game, the latest time.
+    /// One per game, the latest time, in id order.
     private(set) var touches: [GameTouch] = []
-    /// In the batch's order.
+    /// Chat lines, in the batch's order: written with their game, refused with it.
     private(set) var chat: [StoredChat] = []
     let seedsAdded: [WinnableSeed]
     let seedsTaken: [WinnableSeed]
+    let fence: StoreFence?
+    /// Every game the batch names, in the one order a shared store locks their rows, so two
+    /// nodes' writes (and a claim) never wait for each other in a cycle.
+    let lockOrder: [String]
+    /// The games whose stored owner and epoch must match the fence: every game the batch
+    /// writes but does not create, with the epoch the fence gives it.
+    let fenced: [(game: String, epoch: Int64)]
+    private(set) var refused: [String: WriteRefusal] = [:]
 
     var outcome: WriteOutcome { WriteOutcome(refused: refused) }
 
-    /// Every game id the batch names, sorted: the one order in which a shared store locks their
-    /// rows, so two nodes' writes (and a claim) never wait for each other in a cycle.
-    static func gameIDs(of batch: StoreBatch) -> [String] {
-        var ids = Set(batch.games.map(\.id))
-        ids.formUnion(batch.commands.map(\.game))
-        ids.formUnion(batch.touches.map(\.game))
-        ids.formUnion(batch.chat.map(\.game))
-        return ids.sorted()
-    }
-
-    /// The ids among `batch.newGames` that the batch has a row for: those a store must look up.
-    static func createdIDs(of batch: StoreBatch) -> [String] {
-        guard !batch.newGames.isEmpty else { return [] }
-        return Set(batch.games.map(\.id)).intersection(batch.newGames).sorted()
-    }
-
-    /// - Parameters:
-    ///   - stored: which of the batch's games are stored now (at least every created one).
-    ///   - owners: each stored game's owner, when the store checks fences; nil for a store
-    ///     without owners, which writes a fenced batch as an unfenced one.
-    init(_ batch: StoreBatch, stored: Set<String>, owners: [String: GameOwnership]?) throws {
+    /// Throws `unfencedGame` for a fenced batch that writes a game without giving its epoch.
+    init(_ batch: StoreBatch) throws {
         seedsAdded = batch.winnableSeedsAdded
         seedsTaken = batch.winnableSeedsTaken
-        let created = Set(Self.createdIDs(of: batch))
-        for id in created where stored.contains(id) { refused[id] = .idTaken }
-        if let fence = batch.fence, let owners {
-            let written = Set(batch.games.map(\.id)).union(batch.commands.map(\.game)).union(batch.chat.map(\.game))
-                .subtracting(created)
-            for id in written.sorted() {
-                guard let expected = fence.epochs[id] else {
-                    throw StorageError.unfencedGame(game: id, node: fence.node)
+        fence = batch.fence
+        var latest: [String: StoredGame] = [:]
+        for game in batch.games { latest[game.id] = game }
+        for id in latest.keys.sorted() {
+            if batch.newGames.contains(id) { createdGames.append(latest[id]!) } else { updatedGames.append(latest[id]!) }
+        }
+        commands = batch.commands
+        chat = batch.chat
+        var touched: [String: Double] = [:]
+        for touch in batch.touches { touched[touch.game] = max(touched[touch.game] ?? touch.time, touch.time) }
+        touches = touched.keys.sorted().map { GameTouch(game: $0, time: touched[$0]!) }
+
+        var names = Set(latest.keys)
+        names.formUnion(batch.commands.map(\.game))
+        names.formUnion(batch.chat.map(\.game))
+        let written = names.subtracting(createdGames.map(\.id))
+        names.formUnion(touched.keys)
+        lockOrder = names.sorted()
+        if let fence {
+            fenced = try written.sorted().map { id in
+                guard let epoch = fence.epochs[id] else { throw StorageError.unfencedGame(game: id, node: fence.node) }
+                return (id, epoch)
+            }
+        } else {
+            fenced = []
+        }
+    }
+
+    /// Applies the rules for a store that has looked up the batch's games: `stored` holds at
+    /// least every created game's id that is stored; `owners` each fenced game's stored owner
+    /// (nil for a store without owners, which checks no fence).
+    mutating func refuse(stored: Set<String>, owners: [String: GameOwnership]?) {
+        var refusals: [String: WriteRefusal] = [:]
+        for game in createdGames where stored.contains(game.id) { refusals[game.id] = .idTaken }
+        if let fence, let owners {
+            for (id, epoch) in fenced {
+                guard let current = owners[id] else {
+                    refusals[id] = .noSuchGame
+                    continue
                 }
-                if let current = owners[id] {
-                    if current != GameOwnership(node: fence.node, epoch: expected) {
-                        refused[id] = .notOwner(current: current)
-                    }
-                } else {
-                    refused[id] = .noSuchGame
-                }
+                if current != GameOwnership(node: fence.node, epoch: epoch) { refusals[id] = .notOwner(current: current) }
             }
         }
-        for game in Self.lastRowPerGame(batch.games) where refused[game.id] == nil {
-            if created.contains(game.id) { newGames.append(game) } else { updatedGames.append(game) }
-        }
-        commands = batch.commands.filter { refused[$0.game] == nil }
-        chat = batch.chat.filter { refused[$0.game] == nil }
-        var latest: [String: Double] = [:]
-        for touch in batch.touches where refused[touch.game] != .idTaken {
-            latest[touch.game] = max(latest[touch.game] ?? touch.time, touch.time)
-        }
-        touches = latest.keys.sorted().map { GameTouch(game: $0, time: latest[$0]!) }
+        apply(refusals)
     }
 
-    /// Refuses created games that turned out to be taken after all: a shared store learns it
-    /// from its insert, when another node created the same id since the look-up.
-    mutating func refuseTaken(_ ids: Set<String>) {
-        guard !ids.isEmpty else { return }
-        for id in ids { refused[id] = .idTaken }
-        newGames.removeAll { ids.contains($0.id) }
-        commands.removeAll { ids.contains($0.game) }
-        touches.removeAll { ids.contains($0.game) }
-        chat.removeAll { ids.contains($0.game) }
-    }
-
-    private static func lastRowPerGame(_ games: [StoredGame]) -> [StoredGame] {
-        guard games.count > 1 else { return games }
-        var latest: [String: Int] = [:]
-        for (i, game) in games.enumerated() { latest[game.id] = i }
-        return games.indices.filter { latest[games[$0].id] == $0 }.map { games[$0] }
+    /// Drops every row of the refused games (touches only for `.idTaken`).
+    mutating func apply(_ refusals: [String: WriteRefusal]) {
+        guard !refusals.isEmpty else { return }
+        refused.merge(refusals) { $1 }
+        createdGames.removeAll { refusals[$0.id] != nil }
+        updatedGames.removeAll { refusals[$0.id] != nil }
+        commands.removeAll { refusals[$0.game] != nil }
+        chat.removeAll { refusals[$0.game] != nil }
+        touches.removeAll { refusals[$0.game] == .idTaken }
     }
 }

@@ -3,16 +3,6 @@ import PostgresNIO
 
 /// A game's chat in the PostgreSQL store: one row per line (PROTOCOL section 15).
 extension PostgresGameStore {
-    func insert(chat lines: [StoredChat], _ session: PostgresSession) throws {
-        guard !lines.isEmpty else { return }
-        try session.query("""
-            INSERT INTO chat (game, number, seq, room, by, text, at)
-            SELECT * FROM unnest(\(lines.map(\.game))::text[], \(lines.map { Int64($0.number) })::bigint[],
-                                 \(lines.map { Int64($0.seq) })::bigint[], \(lines.map(\.room))::text[],
-                                 \(lines.map(\.by))::text[], \(lines.map(\.text))::text[], \(lines.map(\.at))::float8[])
-            """)
-    }
-
     public func recentChat(game: String, limit: Int) throws -> [StoredChat] {
         try read { session in
             try session.query("""

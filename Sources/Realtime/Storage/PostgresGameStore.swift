@@ -12,8 +12,8 @@ import PostgresNIO
 ///
 /// Durability: each connection runs with `synchronous_commit = on`, so `write` returns once
 /// its transaction is on the server's disk. A lost connection makes the call throw
-/// `StorageError.unreachable`, having written nothing (but for a COMMIT whose answer was lost);
-/// a later call connects again.
+/// `StorageError.unreachable`, having written nothing (but for a write whose answer was lost
+/// after the server ran it); a later call connects again.
 public final class PostgresGameStore: SharedGameStore {
     public let configuration: PostgresStoreConfiguration
     private let group: MultiThreadedEventLoopGroup
@@ -181,114 +181,52 @@ public final class PostgresGameStore: SharedGameStore {
 
     // MARK: Writes
 
-    /// One transaction, one statement per kind of row whatever the batch's size (rows travel as
-    /// arrays and are spread by UNNEST):
+    /// One statement, `boardcast_write` (see `PostgresSchema`), which is one transaction and one
+    /// round trip whatever the batch's size: rows travel as arrays, one per column, and are
+    /// spread by UNNEST. It locks the rows of every game the batch names, in id order, refuses
+    /// what `BatchPlan`'s rules refuse, and writes the rest.
     ///
-    /// 1. the rows of every game the batch names are locked, in id order, and their owners read;
-    /// 2. the plan refuses the games whose id is taken or whose owner or epoch differ from the fence;
-    /// 3. created games are inserted (one whose id another node inserted meanwhile is refused too),
-    ///    the other games' rows upserted, commands inserted, seeds and touches applied.
-    ///
-    /// The lock of step 1 is what makes the fence safe: a claim (an UPDATE of the same row) waits
-    /// for this transaction to end, and this transaction waits for a claim in flight, then reads
-    /// the owner it wrote.
+    /// The lock is what makes the fence safe: a claim (an UPDATE of the same row) waits for this
+    /// transaction to end, and this transaction waits for a claim in flight, then reads the
+    /// owner it wrote.
     @discardableResult
     public func write(_ batch: StoreBatch) throws -> WriteOutcome {
         guard !batch.isEmpty else { return WriteOutcome() }
-        return try writer.withSession { session in
-            try session.transaction {
-                let ids = BatchPlan.gameIDs(of: batch)
-                var owners: [String: GameOwnership] = [:]
-                if !ids.isEmpty {
-                    for row in try session.query(
-                        "SELECT id, owner, epoch FROM game WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE"
-                    ) {
-                        let (id, owner, epoch) = try row.decode((String, String?, Int64).self)
-                        owners[id] = GameOwnership(node: owner, epoch: epoch)
-                    }
-                }
-                var plan = try BatchPlan(batch, stored: Set(owners.keys), owners: owners)
-                if !plan.newGames.isEmpty {
-                    let inserted = try insertCreated(plan.newGames, fence: batch.fence, session)
-                    plan.refuseTaken(Set(plan.newGames.map(\.id)).subtracting(inserted))
-                }
-                try upsert(plan.updatedGames, session)
-                try insert(plan.commands, session)
-                try insert(chat: plan.chat, session)
-                try apply(touches: plan.touches, seedsAdded: plan.seedsAdded, seedsTaken: plan.seedsTaken, session)
-                return plan.outcome
+        let plan = try BatchPlan(batch)
+        let games = plan.createdGames + plan.updatedGames
+        let columns = GameColumns(games)
+        let creates = plan.createdGames.map { _ in true } + plan.updatedGames.map { _ in false }
+        let epochs = games.map { plan.fence?.startingEpoch(of: $0.id) ?? 0 }
+        let commands = plan.commands
+        let chat = plan.chat
+        let query: PostgresQuery = """
+            SELECT refused_game, refusal, refused_owner, refused_epoch FROM boardcast_write(
+                \(plan.fence?.node)::text, \(plan.lockOrder)::text[],
+                \(plan.fenced.map(\.game))::text[], \(plan.fenced.map(\.epoch))::bigint[],
+                \(columns.ids)::text[], \(columns.kinds)::text[], \(columns.options)::text[], \(columns.tokenHashes)::text[],
+                \(columns.created)::float8[], \(columns.updated)::float8[], \(columns.statuses)::text[], \(columns.seqs)::bigint[],
+                \(creates)::boolean[], \(epochs)::bigint[],
+                \(commands.map(\.game))::text[], \(commands.map(\.seq))::bigint[], \(commands.map(\.command.encoded))::text[],
+                \(commands.map(\.player))::text[], \(NullableTextArray(commands.map(\.clientID)))::text[],
+                \(commands.map(\.time))::float8[], \(NullableTextArray(commands.map(\.diff)))::text[],
+                \(plan.touches.map(\.game))::text[], \(plan.touches.map(\.time))::float8[],
+                \(plan.seedsAdded.map(\.draw))::integer[], \(plan.seedsAdded.map { Int64(bitPattern: $0.seed) })::bigint[],
+                \(plan.seedsTaken.map(\.draw))::integer[], \(plan.seedsTaken.map { Int64(bitPattern: $0.seed) })::bigint[],
+                \(chat.map(\.game))::text[], \(chat.map { Int64($0.number) })::bigint[], \(chat.map { Int64($0.seq) })::bigint[],
+                \(chat.map(\.room))::text[], \(chat.map(\.by))::text[], \(chat.map(\.text))::text[],
+                \(chat.map(\.at))::float8[])
+            """
+        let rows = try writer.withSession { try $0.query(query) }
+        var refused: [String: WriteRefusal] = [:]
+        for row in rows {
+            let (game, refusal, owner, epoch) = try row.decode((String, String, String?, Int64?).self)
+            switch refusal {
+            case "idTaken": refused[game] = .idTaken
+            case "noSuchGame": refused[game] = .noSuchGame
+            default: refused[game] = .notOwner(current: GameOwnership(node: owner, epoch: epoch ?? 0))
             }
         }
-    }
-
-    /// Inserts created games (owned by the fence's node, if any) and returns the ids inserted:
-    /// an id another node inserted since the lock is skipped, not an error.
-    private func insertCreated(_ games: [StoredGame], fence: StoreFence?, _ session: PostgresSession) throws -> Set<String> {
-        let columns = GameColumns(games)
-        let epochs = games.map { fence?.startingEpoch(of: $0.id) ?? 0 }
-        let rows = try session.query("""
-            INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq, touched, owner, epoch)
-            SELECT id, kind, options, token_hash, created, updated, status, seq, updated, \(fence?.node)::text, epoch
-            FROM unnest(\(columns.ids)::text[], \(columns.kinds)::text[], \(columns.options)::text[],
-                        \(columns.tokenHashes)::text[], \(columns.created)::float8[], \(columns.updated)::float8[],
-                        \(columns.statuses)::text[], \(columns.seqs)::bigint[], \(epochs)::bigint[])
-                AS row (id, kind, options, token_hash, created, updated, status, seq, epoch)
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id
-            """)
-        return Set(try rows.map { try $0.decode(String.self) })
-    }
-
-    /// Owner and epoch are left as they are: only `claim` and `release` change them.
-    private func upsert(_ games: [StoredGame], _ session: PostgresSession) throws {
-        guard !games.isEmpty else { return }
-        let columns = GameColumns(games)
-        try session.query("""
-            INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq, touched)
-            SELECT id, kind, options, token_hash, created, updated, status, seq, updated
-            FROM unnest(\(columns.ids)::text[], \(columns.kinds)::text[], \(columns.options)::text[],
-                        \(columns.tokenHashes)::text[], \(columns.created)::float8[], \(columns.updated)::float8[],
-                        \(columns.statuses)::text[], \(columns.seqs)::bigint[])
-                AS row (id, kind, options, token_hash, created, updated, status, seq)
-            ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, options = excluded.options,
-                token_hash = excluded.token_hash, created = excluded.created, updated = excluded.updated,
-                status = excluded.status, seq = excluded.seq, touched = GREATEST(game.touched, excluded.touched)
-            """)
-    }
-
-    private func insert(_ commands: [StoredCommand], _ session: PostgresSession) throws {
-        guard !commands.isEmpty else { return }
-        try session.query("""
-            INSERT INTO command (game, seq, command, player, client_id, time, diff)
-            SELECT * FROM unnest(\(commands.map(\.game))::text[], \(commands.map(\.seq))::bigint[],
-                                 \(commands.map(\.command.encoded))::text[], \(commands.map(\.player))::text[],
-                                 \(NullableTextArray(commands.map(\.clientID)))::text[], \(commands.map(\.time))::float8[],
-                                 \(NullableTextArray(commands.map(\.diff)))::text[])
-            """)
-    }
-
-    private func apply(touches: [GameTouch], seedsAdded: [WinnableSeed], seedsTaken: [WinnableSeed],
-                       _ session: PostgresSession) throws {
-        if !touches.isEmpty {
-            try session.query("""
-                UPDATE game SET touched = GREATEST(game.touched, touch.time)
-                FROM unnest(\(touches.map(\.game))::text[], \(touches.map(\.time))::float8[]) AS touch (id, time)
-                WHERE game.id = touch.id
-                """)
-        }
-        if !seedsAdded.isEmpty {
-            try session.query("""
-                INSERT INTO winnable_seed (draw, seed)
-                SELECT * FROM unnest(\(seedsAdded.map(\.draw))::integer[], \(seedsAdded.map { Int64(bitPattern: $0.seed) })::bigint[])
-                ON CONFLICT DO NOTHING
-                """)
-        }
-        if !seedsTaken.isEmpty {
-            try session.query("""
-                DELETE FROM winnable_seed WHERE (draw, seed) IN (
-                    SELECT * FROM unnest(\(seedsTaken.map(\.draw))::integer[], \(seedsTaken.map { Int64(bitPattern: $0.seed) })::bigint[]))
-                """)
-        }
+        return WriteOutcome(refused: refused)
     }
 
     public func deleteUntouched(before time: Double, limit: Int) throws -> [String] {

@@ -21,6 +21,8 @@ final class PostgresLink: @unchecked Sendable {
     private let name: String
     private let lock = NSLock()
     private var open: OpenConnection?
+    /// Set by `close()`: the event loop is about to stop, so the link never connects again.
+    private var closed = false
     /// Connections attempted so far: the id of the next one, and what tests read to see a reconnection.
     private(set) var connections = 0
 
@@ -35,8 +37,10 @@ final class PostgresLink: @unchecked Sendable {
     }
 
     /// Runs `body` with this link's connection to itself, connecting first when there is none
-    /// or the server closed it. A connection found dead at the first statement (the server
-    /// restarted while it was idle) is replaced and `body` runs again: nothing was done on it.
+    /// or the server closed it. A connection found closed before the first statement was sent
+    /// (the server restarted while it was idle) is replaced and `body` runs again: nothing was
+    /// done on it. Once a statement is sent, a lost connection throws: it may have been carried
+    /// out (a write's one statement may have committed), so only the caller can decide.
     func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -48,20 +52,22 @@ final class PostgresLink: @unchecked Sendable {
             } catch {
                 guard session.lostConnection else { throw error }
                 drop()
-                guard reused, session.answeredStatements == 0 else { throw error }
+                guard reused, session.sentStatements == 0 else { throw error }
                 reused = false
             }
         }
     }
 
-    /// Closes the connection, waiting until it is closed. The link connects again if used later.
+    /// Closes the connection, waiting until it is closed; later calls throw.
     func close() {
         lock.lock()
         defer { lock.unlock() }
+        closed = true
         drop()
     }
 
     private func connected() throws -> OpenConnection {
+        guard !closed else { throw StorageError.unreachable(store: configuration.redactedURL, detail: "the store is closed") }
         if let open, !open.connection.isClosed { return open }
         drop()
         var options = PostgresConnection.Configuration(
@@ -143,20 +149,31 @@ private final class OpenConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether the connection is known closed: a statement would never reach the server.
+    var isKnownClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed || connection.isClosed
+    }
+
     /// Runs one statement, blocking until it is answered, the connection closes, or `timeout` passes
     /// (which closes the connection: its state is unknown).
     func run(_ query: PostgresQuery, timeout: TimeAmount) throws -> PostgresQueryResult {
         let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
         lock.lock()
         let alreadyClosed = closed
-        waiting = answer
+        if !alreadyClosed { waiting = answer }
         lock.unlock()
+        guard !alreadyClosed else {
+            // Never handed to postgres-nio, which would drop it (and leak its future).
+            answer.fail(UnansweredStatement.connectionClosed)
+            return try answer.futureResult.wait()
+        }
         defer {
             lock.lock()
             waiting = nil
             lock.unlock()
         }
-        if alreadyClosed { answer.fail(UnansweredStatement.connectionClosed) }
         let connection = self.connection
         let timer = connection.eventLoop.scheduleTask(in: timeout) {
             answer.fail(UnansweredStatement.timedOut(timeout))
@@ -170,7 +187,7 @@ private final class OpenConnection: @unchecked Sendable {
 }
 
 /// Why a statement got no answer from the server.
-private enum UnansweredStatement: Error, CustomStringConvertible {
+fileprivate enum UnansweredStatement: Error, CustomStringConvertible {
     case connectionClosed
     case timedOut(TimeAmount)
 
@@ -187,8 +204,8 @@ private enum UnansweredStatement: Error, CustomStringConvertible {
 final class PostgresSession {
     private let open: OpenConnection
     private let link: PostgresLink
-    /// How many statements the server has answered in this session.
-    private(set) var answeredStatements = 0
+    /// How many statements this session has sent to the server.
+    private(set) var sentStatements = 0
     /// A statement failed for want of a connection: the link must not use this one again.
     private(set) var lostConnection = false
 
@@ -200,10 +217,13 @@ final class PostgresSession {
     /// Runs one statement and returns its rows.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        guard !open.isKnownClosed else {
+            lostConnection = true
+            throw link.classify(UnansweredStatement.connectionClosed)
+        }
+        sentStatements += 1
         do {
-            let result = try open.run(query, timeout: link.statementTimeout)
-            answeredStatements += 1
-            return result
+            return try open.run(query, timeout: link.statementTimeout)
         } catch {
             let classified = link.classify(error)
             if case .unreachable = classified { lostConnection = true }

@@ -220,8 +220,11 @@ public final class SQLiteGameStore: GameStore {
     @discardableResult
     public func write(_ batch: StoreBatch) throws -> WriteOutcome {
         guard !batch.isEmpty else { return WriteOutcome() }
+        var unfenced = batch
+        unfenced.fence = nil
         return try database.write { db in
-            let plan = try BatchPlan(batch, stored: try storedIDs(db, among: BatchPlan.createdIDs(of: batch)), owners: nil)
+            var plan = try BatchPlan(unfenced)
+            plan.refuse(stored: try storedIDs(db, among: plan.createdGames.map(\.id)), owners: nil)
             // `touched` starts at the row's activity and only grows: a join may have raised it past `updated`.
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO game (id, kind, options, token_hash, created, updated, status, seq, touched)
@@ -230,7 +233,7 @@ public final class SQLiteGameStore: GameStore {
                     token_hash = excluded.token_hash, created = excluded.created, updated = excluded.updated,
                     status = excluded.status, seq = excluded.seq, touched = max(touched, excluded.touched)
                 """)
-            for game in plan.newGames + plan.updatedGames {
+            for game in plan.createdGames + plan.updatedGames {
                 try upsert.execute(arguments: [
                     game.id, game.kind, game.options.encoded, game.tokenHash,
                     game.created, game.updated, game.status, game.seq, game.updated,
