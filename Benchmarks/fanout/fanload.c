@@ -299,22 +299,34 @@ static void pids_cpu_ns(int64_t *v, int start) {
     for (int i = 0; i < npids; i++) v[i] = pid_cpu_ns(i, start);
 }
 
-static long pid_rss_kb(int pid) {
+/* one "KEY: N kB" line of /proc/PID/status (VmRSS: now, VmHWM: the peak of the process's life) */
+static long pid_status_kb(int pid, const char *key) {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", pid);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     long kb = 0;
+    size_t n = strlen(key);
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) { kb = strtol(line + 6, NULL, 10); break; }
+        if (!strncmp(line, key, n)) { kb = strtol(line + n, NULL, 10); break; }
     fclose(f);
     return kb;
 }
+
+static long pid_rss_kb(int pid) { return pid_status_kb(pid, "VmRSS:"); }
 
 /* VmRSS of every --pid process together */
 static long proc_rss_kb(void) {
     long kb = 0;
     for (int i = 0; i < npids; i++) kb += pid_rss_kb(opt_pids[i]);
+    return kb;
+}
+
+/* VmHWM (peak RSS) of every --pid process together: what a phase held at its most, e.g. the
+   frames a spectator delay keeps, which are freed (RSS may fall) once delivered */
+static long proc_peak_rss_kb(void) {
+    long kb = 0;
+    for (int i = 0; i < npids; i++) kb += pid_status_kb(opt_pids[i], "VmHWM:");
     return kb;
 }
 
@@ -1116,7 +1128,7 @@ static void run_phase(Phase *ph) {
     printf("RESULT phase=%s server=%s storage=%s games=%d spectators=%d moves=%d mode=%s%s%g "
            "deliveries=%llu seconds=%.3f span=%.3f dps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
            "loss=%llu reorder=%llu errors=%llu bad_acks=%llu closes=%llu unacked=%llu timed_out=%d "
-           "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f "
+           "server_cpu_pct=%.1f server_us_per_delivery=%.2f server_rss_kb=%ld server_peak_rss_kb=%ld gen_cpu_pct=%.1f other_cpu_pct=%.1f "
            "pids=%d pid_cpu_s=%s pid_cpu_ms=%s pid_rss_ready_kb=%s pid_rss_kb=%s pid_socks=%s parts_p99_ms=%s "
            "t0=%lld.%06lld t1=%lld.%06lld ok=%d\n",
            ph->name, opt_label, opt_storage, opt_games, spectators, ph->moves, ph->burst ? "burst" : "paced",
@@ -1125,7 +1137,7 @@ static void run_phase(Phase *ph) {
            pct_ms(0.50), pct_ms(0.99), lat_n ? lat_us[lat_n - 1] / 1000.0 : 0,
            (unsigned long long)(gaps + missing), (unsigned long long)reorders, (unsigned long long)errors,
            (unsigned long long)bad_acks, (unsigned long long)closes, (unsigned long long)unacked, timed_out,
-           server_cpu, deliveries ? server_cpu / 100.0 * secs * 1e6 / (double)deliveries : 0, proc_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu,
+           server_cpu, deliveries ? server_cpu / 100.0 * secs * 1e6 / (double)deliveries : 0, proc_rss_kb(), proc_peak_rss_kb(), gen_cpu, other_cpu < 0 ? 0 : other_cpu,
            npids, join_i64(pcpu, npids, (double)hz, "%.2f"), join_i64(pns, npids, 1e6, "%.1f"), join_i64(pid_rss_ready, npids, 1, "%.0f"), join_i64(prss64, npids, 1, "%.0f"), join_i64(psocks, npids, 1, "%.0f"),
            parts_p99, (long long)(phase_t0 / 1000000000), (long long)(phase_t0 % 1000000000 / 1000),
            (long long)(t1 / 1000000000), (long long)(t1 % 1000000000 / 1000), ok);

@@ -2,18 +2,25 @@
 # Fan-out benchmark: Boardcast against a minimal Node `ws` server sending byte-identical
 # frames, driven by fanload (C, epoll) over loopback only.
 #
-#   Benchmarks/fanout/run.sh [--small] [--keep] [--floor] [S1 S1M S2 S3 S4 S5 S6 C1 C1R C1P C2]
+#   Benchmarks/fanout/run.sh [--small] [--keep] [--floor] [S1 S1M S1D S1P S2 S3 S4 S4D S4S S4P S5 S6 C1 C1R C1P C2]
 #
 #   S1  one game, 10,000 spectators, 100 moves at 10/s, on the default SQLite storage (a
 #       fresh --data folder): latency p50/p99/max, deliveries/s, seq checked (no loss, no
 #       reordering), server CPU and RSS
 #   S1M the same as S1 with --data :memory: (not in the default set)
+#   S1D S1 with a spectator delay of 10 s (PROTOCOL section 15; Boardcast only, not in the
+#       default set): latency measured from the move's send plus the delay
+#   S1P S1 on a private PostgreSQL store (--store; Boardcast only, not in the default set):
+#       run.sh starts PostgreSQL 15 (Debian's) on a free loopback port, a fresh database a run
 #   S2  one game, 10,000 spectators (in memory), a burst of 100 moves: deliveries/s,
 #       pipelined (all 100 sent back to back) and ack-gated (the next move when the previous
 #       ack arrives); shares its server with S1M when both run
 #   S3  15,000 idle connections: server memory per connection
 #   S4  1,000 games x 10 spectators, one move per game per second spread over the second,
 #       for 10 s: p99 latency and server CPU
+#   S4D S4 with a spectator delay of 10 s, in memory: the RSS against S4's is the memory a
+#       delayed game holds (ten seconds of frames) (Boardcast only, not in the default set)
+#   S4S S4 on SQLite, S4P S4 on the private PostgreSQL store (Boardcast only, run by name)
 #   S5  connect cost (SQLite): the server CPU time (utime+stime) to accept 5,000, then, on a
 #       fresh server, 19,000 idle /ws connections (handshake complete), and the ratio
 #       CPU(19,000)/CPU(5,000) (linear: 3.8)
@@ -66,7 +73,7 @@ for a in "$@"; do
         --small) SMALL=1 ;;
         --keep) KEEP=1 ;;
         --floor) FLOOR=1 ;;
-        S1|S1M|S2|S3|S4|S5|S6|C1|C1R|C1P|C2) SCENARIOS+=("$a") ;;
+        S1|S1M|S1D|S1P|S2|S3|S4|S4D|S4S|S4P|S5|S6|C1|C1R|C1P|C2) SCENARIOS+=("$a") ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument $a (try --help)" >&2; exit 2 ;;
     esac
@@ -115,6 +122,9 @@ FANLOAD_TIMEOUT=240     # hard wall-clock limit of every fanload run, seconds
 WORK=$(mktemp -d /tmp/boardcast-fanout.XXXXXX)
 : >"$WORK/results.txt"
 SERVER_PID=""
+PG_DIR=""               # S1P/S4P's PostgreSQL: its folder, port and server process
+PG_PORT=""
+PG_PID=""
 REDIS_PID=""            # a cluster scenario's redis-server, and its nodes
 REDIS_PORT=""
 NODE_PIDS=()
@@ -130,6 +140,7 @@ cleanup() {
     for w in "${watchers[@]}"; do kill -TERM "$w" 2>/dev/null; done
     stop_server
     stop_cluster
+    stop_postgres
     if [ "$KEEP" = 1 ] || [ "$FAILED" -gt 0 ] || [ $rc -ne 0 ]; then
         echo "work folder kept: $WORK" >&2
     else
@@ -145,7 +156,7 @@ fail_run() { FAILED=$((FAILED + 1)); FAILURES+=("$1"); say "FAILED: $1"; }
 # ---- limits: every connection is a file descriptor in fanload and in the server ----
 need=$((S1_SPECTATORS + 100))
 has S3 && [ $need -lt $((S3_CONNECTIONS + 100)) ] && need=$((S3_CONNECTIONS + 100))
-has S4 && [ $need -lt $((S4_GAMES * (S4_SPECTATORS + 1) + 100)) ] && need=$((S4_GAMES * (S4_SPECTATORS + 1) + 100))
+{ has S4 || has S4D || has S4S || has S4P; } && [ $need -lt $((S4_GAMES * (S4_SPECTATORS + 1) + 100)) ] && need=$((S4_GAMES * (S4_SPECTATORS + 1) + 100))
 has S5 && [ $need -lt $((S5_SIZES[1] + 100)) ] && need=$((S5_SIZES[1] + 100))
 has S6 && [ $need -lt $((S6_CROWD + 100)) ] && need=$((S6_CROWD + 100))
 has C2 && [ $need -lt $((C2_PER_NODE + 100)) ] && need=$((C2_PER_NODE + 100))
@@ -179,7 +190,7 @@ fi
 # Node runs the scenarios but S3, S5 and the cluster ones (Boardcast only)
 needs_node=0
 for s in "${SCENARIOS[@]}"; do
-    case "$s" in S3|S5|C*) ;; *) needs_node=1 ;; esac
+    case "$s" in S1D|S1P|S3|S4D|S4S|S4P|S5|C*) ;; *) needs_node=1 ;; esac
 done
 [ "$FLOOR" = 1 ] && needs_node=1
 if [ $needs_node = 1 ] && ! command -v node >/dev/null; then
@@ -201,11 +212,19 @@ LOAD_LIMITS=(--max-connections-per-address 1000000 --create-rate 1000000)
 start_server() {
     local kind=$1 log=$WORK/$2.log storage=$3 data=:memory:
     if [ "$kind" = boardcast ]; then
-        if [ "$storage" = sqlite ]; then
+        local store=()
+        if [ "$storage" = sqlite ] || [ "$storage" = postgres ]; then
             data=$WORK/data-$2
             rm -rf "$data" && mkdir -p "$data" || return 1
         fi
-        (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port 0 --data "$data" "${LOAD_LIMITS[@]}") >"$log" 2>&1 &
+        if [ "$storage" = postgres ]; then
+            # started here, not inside $(...): the server must outlive this call
+            start_postgres || return 1
+            local url
+            url=$(postgres_database) || return 1
+            store=(--store "$url")
+        fi
+        (cd "$ROOT" && exec "$SERVER_BIN" --host 127.0.0.1 --port 0 --data "$data" "${store[@]}" "${LOAD_LIMITS[@]}") >"$log" 2>&1 &
     elif [ "$kind" = lws-floor ]; then
         # shellcheck disable=SC2086
         "$WORK/lws-floor" "$WORK/frames.txt" ${FLOOR_OPTS:-} >"$log" 2>&1 &
@@ -263,6 +282,52 @@ stop_server() {
     kill -KILL "$SERVER_PID" 2>/dev/null
     wait "$SERVER_PID" 2>/dev/null
     SERVER_PID=""
+}
+
+# ---- S1P and S4P: a private PostgreSQL 15 (Debian's, default settings: fsync and
+# synchronous_commit on) on a free loopback port, started once; as root it runs as `postgres` ----
+pg_bin() { echo "$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)/$1"; }
+as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+start_postgres() {
+    [ -n "$PG_PID" ] && return 0
+    if [ ! -x "$(pg_bin initdb)" ]; then say "PostgreSQL is not installed (apt-get install postgresql)"; return 1; fi
+    PG_DIR=$(mktemp -d /tmp/boardcast-fanout-pg.XXXXXX) && chmod 755 "$PG_DIR" || return 1
+    [ "$(id -u)" -eq 0 ] && chown postgres: "$PG_DIR"
+    as_postgres "$(pg_bin initdb)" -D "$PG_DIR/data" -A trust -U postgres --no-sync -E UTF8 >"$WORK/postgres-initdb.log" 2>&1 || return 1
+    PG_PORT=$(free_port)
+    as_postgres "$(pg_bin postgres)" -D "$PG_DIR/data" -p "$PG_PORT" -k "$PG_DIR" -c listen_addresses=127.0.0.1 \
+        >"$WORK/postgres.log" 2>&1 &
+    PG_PID=$!
+    local i
+    for i in $(seq 1 300); do
+        "$(pg_bin pg_isready)" -h 127.0.0.1 -p "$PG_PORT" -U postgres -q && return 0
+        kill -0 "$PG_PID" 2>/dev/null || { say "postgres exited at start:"; tail -5 "$WORK/postgres.log" >&2; PG_PID=""; return 1; }
+        sleep 0.1
+    done
+    say "postgres was not ready in 30 s"
+    return 1
+}
+
+# postgres_database: a fresh database for one run (named by the time: run in a subshell); prints its URL
+postgres_database() {
+    local name
+    name=fanout$(date +%s%N)
+    "$(pg_bin createdb)" -h 127.0.0.1 -p "$PG_PORT" -U postgres "$name" >&2 || return 1
+    echo "postgresql://postgres@127.0.0.1:$PG_PORT/$name"
+}
+
+# a fast shutdown: SIGINT to the postmaster (runuser, in front of it, passes no signal on)
+stop_postgres() {
+    [ -n "$PG_PID" ] || return 0
+    local pid i
+    pid=$(head -1 "$PG_DIR/data/postmaster.pid" 2>/dev/null)
+    [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
+    for i in $(seq 1 100); do kill -0 "$PG_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$PG_PID" 2>/dev/null
+    wait "$PG_PID" 2>/dev/null
+    rm -rf "$PG_DIR"
+    PG_PID=""; PG_DIR=""; PG_PORT=""
 }
 
 # ---- a cluster: its own redis-server on a free loopback port, and Boardcast nodes ----
@@ -495,6 +560,14 @@ for kind in "${kinds[@]}"; do
     if has S4; then
         fanload_run S4 $kind memory --games "$S4_GAMES" --spectators "$S4_SPECTATORS" --phase "S4:paced:$S4_SECONDS:1"
     fi
+    if [ $kind = boardcast ]; then
+        # Boardcast only: a spectator delay (PROTOCOL section 15), and the shared PostgreSQL store (11.1)
+        has S1D && fanload_run S1D $kind sqlite --games 1 --spectators "$S1_SPECTATORS" --phase "S1D:paced:100:10" --delay 10
+        has S1P && fanload_run S1P $kind postgres --games 1 --spectators "$S1_SPECTATORS" --phase "S1P:paced:100:10"
+        has S4D && fanload_run S4D $kind memory --games "$S4_GAMES" --spectators "$S4_SPECTATORS" --phase "S4D:paced:$S4_SECONDS:1" --delay 10
+        has S4S && fanload_run S4S $kind sqlite --games "$S4_GAMES" --spectators "$S4_SPECTATORS" --phase "S4S:paced:$S4_SECONDS:1"
+        has S4P && fanload_run S4P $kind postgres --games "$S4_GAMES" --spectators "$S4_SPECTATORS" --phase "S4P:paced:$S4_SECONDS:1"
+    fi
     if has S5; then
         fanload_run "S5-${S5_SIZES[0]}" $kind sqlite --idle "${S5_SIZES[0]}" --name S5a --settle-ms 500
         fanload_run "S5-${S5_SIZES[1]}" $kind sqlite --idle "${S5_SIZES[1]}" --name S5b --settle-ms 500
@@ -603,8 +676,9 @@ if [ $has_s = 1 ]; then
 echo "Boardcast: $SERVER_BIN   Node $(node --version) ws $(node -p "require('/usr/share/nodejs/ws/package.json').version" 2>/dev/null)"
 [ "$SMALL" = 1 ] && echo "(--small: S1 with $S1_SPECTATORS spectators, S5 at ${S5_SIZES[0]} and ${S5_SIZES[1]}, S6 with a crowd of $S6_CROWD; targets are for the full sizes)"
 stored=(); inmem=()
-for s in S1 S5 S6; do has $s && stored+=("$s"); done
-for s in S1M S2 S3 S4; do has $s && inmem+=("$s"); done
+for s in S1 S1D S4S S5 S6; do has $s && stored+=("$s"); done
+for s in S1M S2 S3 S4 S4D; do has $s && inmem+=("$s"); done
+{ has S1P || has S4P; } && echo "storage: S1P and S4P on a private PostgreSQL 15 (--store; a fresh database per run)"
 [ ${#stored[@]} -gt 0 ] && echo "storage: ${stored[*]} on Boardcast's default SQLite storage (a fresh --data folder in the work folder per run)"
 [ ${#inmem[@]} -gt 0 ] && echo "storage: ${inmem[*]} with --data :memory:"
 echo "(Node and the floor store nothing)"
@@ -645,10 +719,11 @@ END {
     printf "%-54s %14s %14s %9s", "scenario / figure", "Boardcast", "Node ws", "ratio"
     if (floor) printf " %12s", "lws C floor"
     printf "   %s\n", "target (Boardcast)"
-    split("S1 S1M", s1phases, " ")
-    for (i = 1; i <= 2; i++) {
+    split("S1 S1M S1D S1P", s1phases, " ")
+    split("SQLite|in memory|SQLite, delay 10 s|PostgreSQL", s1kinds, "|")
+    for (i = 1; i <= 4; i++) {
         p = s1phases[i]
-        s1 = p (i == 1 ? " SQLite" : " in memory") (small ? " (500 spectators)" : "")
+        s1 = p " " s1kinds[i] (small ? " (500 spectators)" : "")
         row(s1 " latency p50 ms", p, "p50_ms", "lower", "", 1, "%.2f")
         row(s1 " latency p99 ms", p, "p99_ms", "lower", "<= 75", 1, "%.2f")
         row(s1 " latency max ms", p, "max_ms", "lower", "", 1, "%.2f")
@@ -671,6 +746,23 @@ END {
     row("S4 server CPU % of a core", "S4", "server_cpu_pct", "lower", "", 1, "%.1f")
     row("S4 server CPU us per delivery", "S4", "server_us_per_delivery", "lower", "", 1, "%.2f")
     row("S4 other CPU % (noise)", "S4", "other_cpu_pct", "lower", "", 1, "%.1f")
+    row("S4 server RSS MB", "S4", "server_rss_kb", "lower", "", 1024, "%.1f")
+    row("S4 server peak RSS MB", "S4", "server_peak_rss_kb", "lower", "", 1024, "%.1f")
+    split("S4D S4S S4P", s4phases, " ")
+    split("in memory, delay 10 s|SQLite|PostgreSQL", s4kinds, "|")
+    for (i = 1; i <= 3; i++) {
+        p = s4phases[i]; s4 = p " " s4kinds[i]
+        row(s4 " latency p50 ms", p, "p50_ms", "lower", "", 1, "%.3f")
+        row(s4 " latency p99 ms", p, "p99_ms", "lower", (p == "S4P" ? "<= 5" : ""), 1, "%.3f")
+        row(s4 " latency max ms", p, "max_ms", "lower", "", 1, "%.3f")
+        row(s4 " server CPU % of a core", p, "server_cpu_pct", "lower", "", 1, "%.1f")
+        row(s4 " server CPU us per delivery", p, "server_us_per_delivery", "lower", "", 1, "%.2f")
+        row(s4 " server RSS MB", p, "server_rss_kb", "lower", "", 1024, "%.1f")
+        row(s4 " server peak RSS MB", p, "server_peak_rss_kb", "lower", "", 1024, "%.1f")
+        row(s4 " other CPU % (noise)", p, "other_cpu_pct", "lower", "", 1, "%.1f")
+    }
+    a = val("S4", "boardcast", "server_peak_rss_kb"); b = val("S4D", "boardcast", "server_peak_rss_kb")
+    if (a != "" && b != "") printf "%-54s %14.1f\n", "S4D peak RSS per delayed game, KB: (S4D - S4) / games", (b - a) / 1000
     row("S5 server CPU s to accept " s5a, "S5a", "server_cpu_s", "lower", "", 1, "%.2f")
     row("S5 server CPU s to accept " s5b, "S5b", "server_cpu_s", "lower", "<= 3", 1, "%.2f")
     row("S5 CPU ratio " s5b "/" s5a " (linear " sprintf("%.1f", s5b / s5a) ")", "S5", "cpu_ratio", "lower", "<= 4.6", 1, "%.2f")

@@ -19,6 +19,48 @@ static inline void boardcast_ev_run_nowait(void *loop) { ev_run((struct ev_loop 
 static inline void boardcast_ev_loop_destroy(void *loop) { ev_loop_destroy((struct ev_loop *)loop); }
 
 /*
+ * The hub's `wake` (a delayed spectators' output coming due): one timer on the service loop,
+ * so it fires on the service thread without another thread waking it (a wake a millisecond
+ * apart, for a thousand delayed games, would otherwise cost two context switches each).
+ */
+struct boardcast_wake_timer { ev_timer timer; int fired; };
+
+static void boardcast_wake_fired(struct ev_loop *loop, ev_timer *w, int revents) {
+    (void)loop; (void)revents;
+    ((struct boardcast_wake_timer *)w)->fired = 1;
+}
+
+static inline void *boardcast_wake_timer_new(void) {
+    struct boardcast_wake_timer *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    ev_timer_init(&w->timer, boardcast_wake_fired, 0., 0.);
+    return w;
+}
+
+/* Fires once, `seconds` from now (replacing any time set before). */
+static inline void boardcast_wake_timer_set(void *loop, void *w, double seconds) {
+    struct ev_loop *l = loop;
+    struct boardcast_wake_timer *t = w;
+    ev_timer_stop(l, &t->timer);
+    ev_now_update(l);   /* the loop's cached time may be a whole wait old */
+    ev_timer_set(&t->timer, seconds, 0.);
+    ev_timer_start(l, &t->timer);
+}
+
+/* Whether it fired since the last call. */
+static inline int boardcast_wake_timer_take(void *w) {
+    struct boardcast_wake_timer *t = w;
+    int fired = t->fired;
+    t->fired = 0;
+    return fired;
+}
+
+static inline void boardcast_wake_timer_free(void *loop, void *w) {
+    ev_timer_stop((struct ev_loop *)loop, &((struct boardcast_wake_timer *)w)->timer);
+    free(w);
+}
+
+/*
  * The server accepts connections itself (a bounded number per loop iteration) and
  * hands them to lws: libev only marks the listening socket ready here.
  */

@@ -41,7 +41,7 @@ struct Server: ParsableCommand {
     @Option(help: "This node's name in the cluster (default: host name and process id).")
     var node: String?
 
-    @Option(help: "Seconds a cluster node's liveness lease lasts: other nodes answer unavailable for its games once it is gone that long.")
+    @Option(help: "Seconds a cluster node's liveness lease lasts: once it is gone that long, other nodes answer unavailable for its games, or, with --store, take them over.")
     var lease: Double = 15
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")

@@ -158,7 +158,7 @@ final class ClusterHarness {
             case .round:
                 break
             }
-        case .read, .solve, .respond, .countError, .countRefusal, .log, .resumeStorage, .close, .remote:
+        case .read, .solve, .respond, .countError, .countRefusal, .log, .resumeStorage, .close, .remote, .wake:
             break
         }
     }

@@ -24,6 +24,8 @@ final class HubHarness {
     private(set) var pendingReads: [StorageRead] = []
     private(set) var loads: [String] = []
     private(set) var resumes = 0
+    /// Every `wake` the hub asked for, in order (the shell keeps one timer: the last counts).
+    private(set) var wakes: [Instant] = []
     /// What a cluster node would have asked of Redis.
     private(set) var clusterActions: [ClusterAction] = []
     /// Storage fails every write from now on (the ticket is reported failed instead).
@@ -67,6 +69,9 @@ final class HubHarness {
     }
 
     func tick() { run(.tick) }
+
+    /// The instant of the last `wake` has come (the clock is not moved).
+    func due() { run(.due) }
 
     func commit(upTo ticket: UInt64) { run(.committed(upTo: ticket, refused: [:])) }
 
@@ -124,6 +129,8 @@ final class HubHarness {
             try! store.write(batch)
         case .resumeStorage:
             resumes += 1
+        case .wake(let instant):
+            wakes.append(instant)
         case .read(let read):
             if case .load(let game) = read { loads.append(game) }
             if autoRead { return [.read(answer(read))] }

@@ -33,6 +33,28 @@ import Testing
         #expect(h.take(2).filter { $0["type"] == "diff" }.map { $0["seq"] } == [2])
     }
 
+    /// A delayed diff goes out when it comes due, not at the next tick: the hub asks the shell
+    /// to wake it then, once for each new earliest deadline.
+    @Test func theHubAsksToBeWokenWhenTheNextDelayedDiffComesDue() throws {
+        let h = HubHarness()
+        _ = delayedGame(h)
+        _ = h.take(2)
+        let first = h.now
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(h.wakes == [first + 10])
+        h.advance(0.3)
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(h.wakes == [first + 10], "the wake asked for comes first: no new one")
+        h.advance(9.7)
+        h.due()
+        #expect(h.take(2).filter { $0["type"] == "diff" }.map { $0["seq"] } == [1], "at the instant, with no tick")
+        #expect(h.wakes == [first + 10, first + 10.3], "then the next deadline")
+        h.advance(0.3)
+        h.due()
+        #expect(h.take(2).filter { $0["type"] == "diff" }.map { $0["seq"] } == [2])
+        #expect(h.wakes.count == 2, "nothing left to wake for")
+    }
+
     @Test func aWatchShowsTheGameAsItWasAndSinceNeverReachesPastIt() throws {
         let h = HubHarness()
         let game = delayedGame(h)

@@ -4,50 +4,16 @@ node and a Redis restart mid-game."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
-import subprocess
 import time
 
 import pytest
 import requests
 
 from e2e_client import Client, eventually, fresh_snapshot, run
+from e2e_redis import Redis, free_port
 from e2e_server import ServerProcess
 
 LEASE = "3"  # seconds: how long a dead node's games stay reachable before `unavailable`
-
-
-def free_port() -> int:
-    with contextlib.closing(socket.socket()) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Redis:
-    def __init__(self):
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> "Redis":
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no", "--daemonize", "no"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return self
-            time.sleep(0.02)
-        raise AssertionError("redis-server did not start")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
 
 
 @pytest.fixture

@@ -31,6 +31,8 @@ struct DelayLine {
     }
 
     var isEmpty: Bool { head == queue.count }
+    /// When the oldest output waiting comes due.
+    var nextDue: Instant? { head < queue.count ? queue[head].due : nil }
     /// The seq of the newest diff waiting (the spectators' seq when none is).
     var lastQueuedSeq: Int {
         for item in queue[head...].reversed() { if case .diff(let seq, _, _) = item.output { return seq } }

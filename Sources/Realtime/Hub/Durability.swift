@@ -227,6 +227,7 @@ final class Durability {
                 publish(room, frame, tags: ["~"], delayed: true, into: &effects)
             }
         }
+        rooms.noteDelayed(room)
     }
 
     // MARK: Rewind

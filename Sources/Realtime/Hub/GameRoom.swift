@@ -257,6 +257,7 @@ final class GameRoom {
     func delay(_ output: DelayLine.Output, now: Instant) { delayLine?.push(output, now: now) }
 
     var hasDelayedOutput: Bool { !(delayLine?.isEmpty ?? true) }
+    var nextDelayedDue: Instant? { delayLine?.nextDue }
 
     /// What is now due to delayed spectators, in order.
     func releaseDelayed(now: Instant) -> [DelayLine.Output] { delayLine?.release(now: now) ?? [] }

@@ -65,6 +65,8 @@ public final class Hub {
     let cluster: ClusterMachine?
     /// Set when the store is shared by nodes: claims, takeovers, hand-overs.
     let handover: Handover?
+    /// The instant of the last `wake` asked of the shell, until its `due` comes.
+    private var wakeAskedFor: Instant?
     private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending) }
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
 
@@ -136,6 +138,9 @@ public final class Hub {
         case .read(let answer): read(answer, now: now, into: &effects)
         case .solved(let result): solved(result, now: now, into: &effects)
         case .tick: tick(now: now, into: &effects)
+        case .due:
+            wakeAskedFor = nil
+            releaseDelayed(now: now, into: &effects)
         case .cluster(let clusterEvent):
             guard let cluster else { break }
             carryOut(cluster.receive(clusterEvent, now: now, into: &effects), now: now, into: &effects)
@@ -145,6 +150,7 @@ public final class Hub {
                 carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects)
             }
         }
+        askToWake(into: &effects)
         let actions = effects.take()
         return cluster?.outgoing(actions) ?? actions
     }
@@ -327,11 +333,7 @@ public final class Hub {
             durability.release(room, now: now, into: &effects)
             lobby.changed()
         }
-        for room in rooms.delayedRooms() {
-            let seen = room.spectatorSeq
-            durability.releaseDelayed(room, now: now, into: &effects)
-            if room.spectatorSeq != seen { lobby.changed() }
-        }
+        releaseDelayed(now: now, into: &effects)
         lobby.tick(now: now, into: &effects)
         for room in rooms.restingNow(now: now, isBusy: { durability.isRewinding($0.id) }) {
             lobby.changed()
@@ -342,6 +344,23 @@ public final class Hub {
         admission.touchWatchedGames(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
         if let cluster { carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
+    }
+
+    /// What has come due to delayed spectators (PROTOCOL section 15), at the `wake` asked for it.
+    private func releaseDelayed(now: Instant, into effects: inout Effects) {
+        for room in rooms.dueDelayedRooms(now: now) {
+            let seen = room.spectatorSeq
+            durability.releaseDelayed(room, now: now, into: &effects)
+            if room.spectatorSeq != seen { lobby.changed() }
+        }
+    }
+
+    /// Asks the shell for a `due` event when the next delayed output comes due, unless it is
+    /// already asked for that instant (one timer: a new wake replaces the last).
+    private func askToWake(into effects: inout Effects) {
+        guard let due = rooms.nextDelayDue, due != wakeAskedFor else { return }
+        wakeAskedFor = due
+        effects.append(.wake(at: due))
     }
 
     // MARK: What the cluster asks of the node

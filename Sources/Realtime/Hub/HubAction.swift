@@ -19,6 +19,9 @@ enum HubAction: Sendable, Equatable {
     case respond(HTTPRequestID, HTTPResponse)
     /// Solve on the solver pool; the answer comes back as `HubEvent.solved`.
     case solve(SolveJob)
+    /// Hand the hub `HubEvent.due` at this instant (a delayed spectators' output comes due);
+    /// one timer: each wake replaces the one before.
+    case wake(at: Instant)
     /// Talk to the other nodes of a cluster through Redis.
     case cluster(ClusterAction)
     /// What a game owes other nodes' connections, for the cluster machine to turn into

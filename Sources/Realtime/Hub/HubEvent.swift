@@ -20,6 +20,8 @@ enum HubEvent: Sendable {
     case solved(SolveResult)
     /// The ticker (every 100 ms in the server).
     case tick
+    /// The instant of the last `HubAction.wake` has come.
+    case due
     /// Something from the other nodes of a cluster, through Redis.
     case cluster(ClusterEvent)
 }

@@ -11,8 +11,8 @@ final class RoomTable {
     private var loading: [String: [LoadWaiter]] = [:]
     /// Rooms whose merged presence update is due or pending.
     private var presenceQueue: [GameRoom] = []
-    /// Rooms with output waiting for their delayed spectators.
-    private var delaying: [String: GameRoom] = [:]
+    /// Rooms with output waiting for their delayed spectators, by when the oldest comes due.
+    private var delays = DelayDeadlines()
     private var lastRestCheck = Instant.distantPast
 
     /// What asks storage for a game not in memory: a plain load, or with a shared store a claim first.
@@ -44,7 +44,7 @@ final class RoomTable {
         guard rooms[room.id] === room else { return }
         rooms[room.id] = nil
         memberless[room.id] = nil
-        delaying[room.id] = nil
+        delays.remove(room)
     }
 
     func isLive(_ room: GameRoom) -> Bool { rooms[room.id] === room }
@@ -57,13 +57,17 @@ final class RoomTable {
 
     // MARK: Delayed spectators
 
-    func noteDelayed(_ room: GameRoom) { delaying[room.id] = room }
-
-    /// Rooms with something waiting for delayed spectators (those with nothing left are dropped).
-    func delayedRooms() -> [GameRoom] {
-        for (id, room) in delaying where !room.hasDelayedOutput || rooms[id] !== room { delaying[id] = nil }
-        return delaying.values.sorted { $0.id < $1.id }
+    /// The room has output waiting for its delayed spectators: it is due at its oldest's time.
+    func noteDelayed(_ room: GameRoom) {
+        if let due = room.nextDelayedDue { delays.schedule(room, at: due) }
     }
+
+    /// Live rooms with delayed output due by `now`, earliest first (each leaves the schedule:
+    /// `noteDelayed` again for what it still holds).
+    func dueDelayedRooms(now: Instant) -> [GameRoom] { delays.popDue(now: now).filter(isLive) }
+
+    /// When the next room's delayed output comes due: the hub asks the shell to wake it then.
+    var nextDelayDue: Instant? { delays.next }
 
     // MARK: Loading
 

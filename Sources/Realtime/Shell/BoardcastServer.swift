@@ -269,6 +269,8 @@ public final class BoardcastServer {
             precondition(issued == ticket, "the hub and the commit queue count tickets alike")
         case .resumeStorage:
             commits.resume()
+        case .wake(let instant):
+            lws.wake(after: instant.since(clock.now))
         case .read(let request):
             read(request)
         case .respond(let request, let response):
@@ -446,6 +448,8 @@ extension BoardcastServer: LWSEvents {
             return immediate
         }
     }
+
+    func wakeDue() { handle(.due, at: clock.now) }
 
     func wokenUp() {
         let items = inbox.withLock { items -> [InboxItem] in

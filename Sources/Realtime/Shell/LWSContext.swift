@@ -11,6 +11,8 @@ protocol LWSEvents: AnyObject {
     func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse?
     /// Another thread posted work and called `LWSWaker.wake`.
     func wokenUp()
+    /// The time given to `wake(after:)` has come.
+    func wakeDue()
     /// A ping or pong from the client (PROTOCOL section 14): whether it is within the rate limit it
     /// shares with messages. Nothing is to be sent either way (lws answers pings itself).
     func receivedControl(_ connection: Connection) -> Bool
@@ -76,6 +78,8 @@ final class LWSContext {
     private var eventLoop: UnsafeMutableRawPointer?
     private var listener: Listener?
     private var listenWatch: UnsafeMutableRawPointer?
+    /// The one timer of `wake(after:)`, on the loop.
+    private var wakeTimer: UnsafeMutableRawPointer?
     private var vhost: OpaquePointer?
 
     /// Every open WebSocket connection, by its number: a broadcast's ids are an index each.
@@ -220,6 +224,7 @@ final class LWSContext {
             }
             if now - lastHeadSweep >= 1 { expireHeads(now: now) }
         }
+        if let wakeTimer, boardcast_wake_timer_take(wakeTimer) != 0 { events?.wakeDue() }
         if let listenWatch, let listener, boardcast_listen_watch_take(listenWatch) != 0, !stopping {
             if now == 0 { now = Date().timeIntervalSince1970 }
             // Any left waiting keep the socket readable, so the next iteration takes the next bite.
@@ -254,6 +259,8 @@ final class LWSContext {
         closeLingering(now: 0, all: true)
         if let headList { boardcast_head_list_free(headList) }
         headList = nil
+        if let eventLoop, let wakeTimer { boardcast_wake_timer_free(eventLoop, wakeTimer) }
+        wakeTimer = nil
         if let context { lws_context_destroy(context) }
         context = nil
         vhost = nil
@@ -267,6 +274,13 @@ final class LWSContext {
 
     /// The open connection with this number, if it is still open.
     func connection(_ id: ConnectionID) -> Connection? { connections[id] }
+
+    /// `wakeDue` once, `seconds` from now, on the service thread (each call replaces the last).
+    func wake(after seconds: Double) {
+        guard let eventLoop else { return }
+        if wakeTimer == nil { wakeTimer = boardcast_wake_timer_new() }
+        if let wakeTimer { boardcast_wake_timer_set(eventLoop, wakeTimer, max(0, seconds)) }
+    }
 
     // MARK: Sending
 
