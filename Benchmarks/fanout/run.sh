@@ -54,6 +54,7 @@
 # are printed, not judged. The last line is `N passed, N failed`; the exit status is
 # non-zero on a failure.
 # Environment: BOARDCAST_SERVER=path skips the release build and runs that binary;
+# FANOUT_BOARDCAST_ONLY=1 runs no Node server (before/after runs of two Boardcast builds);
 # FANOUT_PERF=1 profiles the Boardcast server with `perf record -g` during each run
 # (implies --keep; the top symbols land in WORK/perf-boardcast-NAME.txt); FANOUT_TRACE=1
 # writes S6's every move (send time, ack latency) to WORK/trace-SERVER-S6.txt, and the cluster
@@ -193,6 +194,7 @@ for s in "${SCENARIOS[@]}"; do
     case "$s" in S1D|S1P|S3|S4D|S4S|S4P|S5|C*) ;; *) needs_node=1 ;; esac
 done
 [ "$FLOOR" = 1 ] && needs_node=1
+[ "${FANOUT_BOARDCAST_ONLY:-0}" = 1 ] && needs_node=0
 if [ $needs_node = 1 ] && ! command -v node >/dev/null; then
     echo "run.sh: node is not installed (apt-get install nodejs node-ws)" >&2; echo "0 passed, 1 failed"; exit 1
 fi
@@ -208,6 +210,8 @@ fi
 # the floor keep nothing either way.
 # Every load comes from one address (127.0.0.1): Boardcast's per-address limits are lifted.
 LOAD_LIMITS=(--max-connections-per-address 1000000 --create-rate 1000000)
+# A build from before the limits (a before/after run) has no such flags.
+"$SERVER_BIN" --help 2>&1 | grep -q -- --max-connections-per-address || LOAD_LIMITS=()
 
 start_server() {
     local kind=$1 log=$WORK/$2.log storage=$3 data=:memory:
@@ -537,6 +541,7 @@ fi
 
 # ---- scenarios ----
 kinds=(boardcast node)
+[ "${FANOUT_BOARDCAST_ONLY:-0}" = 1 ] && kinds=(boardcast)
 [ "$FLOOR" = 1 ] && kinds+=(lws-floor)
 for kind in "${kinds[@]}"; do
     if [ $kind != boardcast ] && [ ! -s "$WORK/frames.txt" ] && [ $needs_node = 1 ]; then

@@ -231,3 +231,15 @@ private struct Fields {
         return (parts, Array(bytes[start...]))
     }
 }
+
+extension FrameKind {
+    /// A reply's kind as the owner sent it, for the frame passed on to the client.
+    init(_ kind: ClusterEnvelope.ReplyKind) {
+        switch kind {
+        case .diff(let seq): self = .diff(seq: seq)
+        case .answer: self = .answer
+        case .left(let game): self = .left(game: game)
+        case .plain, .joined: self = .plain
+        }
+    }
+}

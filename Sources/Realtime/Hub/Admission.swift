@@ -18,6 +18,8 @@ final class Admission {
     var idPrefix = ""
     /// New games a minute per client address (PROTOCOL section 14), over all its connections.
     var createRate: CreateRatePerAddress?
+    /// Retention's touches (`--retain-days`): a join or watch touches its game.
+    let touches: RetentionTouches
 
     init(config: Hub.Config, sessions: SessionTable, rooms: RoomTable, durability: Durability,
          pending: PendingTable<PendingRequest>, play: Play, solver: SolverDesk, lobby: LobbyFeed, random: HubRandom) {
@@ -30,6 +32,7 @@ final class Admission {
         self.solver = solver
         self.lobby = lobby
         self.random = random
+        touches = RetentionTouches(rooms: rooms, durability: durability)
     }
 
     // MARK: Create
@@ -227,7 +230,7 @@ final class Admission {
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
         let key = room.audienceKey(for: role, seat: seat)
         sessions.join(id, room: room, role: role, key: key, name: name)
-        noteTouch(room, now: now, into: &effects)
+        touches.note(room, now: now, into: &effects)
         room.presenceDirty = true
         rooms.memberJoined(room)
         rooms.queuePresence(room)
@@ -245,8 +248,8 @@ final class Admission {
             guard durability.durable else {
                 // Nothing is stored: the game keeps its whole chat in memory.
                 guard let session = sessions[id] else { return }
-                catchUp.chat = replayable(room.chat.all(of: recentChatRooms(for: session, in: room), through: seen),
-                                          for: session, in: room, now: now)
+                catchUp.chat = room.replayable(room.chat.all(of: room.readableChatRooms(for: session), through: seen),
+                                               for: session, now: now)
                 emitChat(&catchUp, through: 0)
                 _ = continueCatchUp(catchUp, token: nil, storageHadMore: true, now: now, into: &effects)
                 return
@@ -266,33 +269,6 @@ final class Admission {
         _ = continueCatchUp(catchUp, token: nil, storageHadMore: true, now: now, into: &effects)
         // Only if the catch-up waits for storage: otherwise the race started inside the reply.
         startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
-    }
-
-    /// Seconds between two touches of one game (retention), or nil: nothing is deleted.
-    var touchInterval: Double?
-    private var lastTouchSweep = Instant.distantPast
-
-    /// A join or watch touches the game for retention (`--retain-days`); commands touch it with
-    /// their own rows. Not gated: nobody waits for a touch.
-    private func noteTouch(_ room: GameRoom, now: Instant, into effects: inout Effects) {
-        guard let touchInterval, now.since(room.touchNoted) >= touchInterval else { return }
-        room.touchNoted = now
-        var batch = StoreBatch()
-        batch.touches = [GameTouch(game: room.id, time: now.unixTime)]
-        durability.store(batch, for: nil, into: &effects)
-    }
-
-    /// Once a minute: games with members are in use, whether or not anyone joined lately, so
-    /// they are touched too (one batch for all of them).
-    func touchWatchedGames(now: Instant, into effects: inout Effects) {
-        guard let touchInterval, now.since(lastTouchSweep) >= min(60, touchInterval) else { return }
-        lastTouchSweep = now
-        var batch = StoreBatch()
-        for room in rooms.all where room.members.count > 0 && now.since(room.touchNoted) >= touchInterval {
-            room.touchNoted = now
-            batch.touches.append(GameTouch(game: room.id, time: now.unixTime))
-        }
-        if !batch.touches.isEmpty { durability.store(batch, for: nil, into: &effects) }
     }
 
     /// Sends a frame of a member's reply: behind the room's outbox, or at once for a delayed spectator.
@@ -330,7 +306,7 @@ final class Admission {
             }
             emitChat(&catchUp, through: .max)
             if !catchUp.replaying && !catchUp.quiet {
-                for line in recentChat(for: session, in: room, now: now) { emit(catchUp, line.frame(game: room.id)) }
+                for line in room.recentChat(for: session, now: now) { emit(catchUp, line.frame(game: room.id)) }
             }
             if catchUp.direct {
                 flushDirect(into: &effects)
@@ -376,16 +352,6 @@ final class Admission {
         }
     }
 
-    /// The last chat lines a member may read: players their room (and the spectators' once the
-    /// game is over), spectators both, the players' one as late as the game for a delayed one.
-    func recentChat(for session: Session, in room: GameRoom, now: Instant) -> [ChatLine] {
-        let rooms: Set<ChatRoom> = session.key.isSpectators || room.isOver ? [.players, .spectators] : [.players]
-        return room.chat.recent(of: rooms) { line in
-            guard session.key == .delayed, line.room == .players, let delay = GameRoom.delay(of: room.options) else { return true }
-            return line.at + delay <= now.unixTime
-        }
-    }
-
     /// A page of a game's stored diff frames for a catch-up; returns whether the member's
     /// wait ended (its held requests may go on).
     func historyRead(_ catchUp: HistoryCatchUp, token: UInt64, frames: [String], now: Instant,
@@ -410,22 +376,11 @@ final class Admission {
         guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)),
               let session = sessions[id] else { return false }
         var next = catchUp
-        let readable = recentChatRooms(for: session, in: catchUp.room)
-        next.chat = replayable(lines.compactMap(ChatLine.init(stored:)).filter { readable.contains($0.room) },
-                               for: session, in: catchUp.room, now: now)
+        let readable = catchUp.room.readableChatRooms(for: session)
+        next.chat = catchUp.room.replayable(lines.compactMap(ChatLine.init(stored:)).filter { readable.contains($0.room) },
+                                            for: session, now: now)
         emitChat(&next, through: 0)
         return continueCatchUp(next, token: token, storageHadMore: true, now: now, into: &effects)
-    }
-
-    /// A replay's lines as this member may see them now: a delayed spectator gets the players'
-    /// lines only once they are as old as the delay (the rest reach it through the delay line).
-    private func replayable(_ lines: [ChatLine], for session: Session, in room: GameRoom, now: Instant) -> [ChatLine] {
-        guard session.key == .delayed, let delay = GameRoom.delay(of: room.options) else { return lines }
-        return lines.filter { $0.room != .players || $0.at + delay <= now.unixTime }
-    }
-
-    private func recentChatRooms(for session: Session, in room: GameRoom) -> Set<ChatRoom> {
-        session.key.isSpectators || room.isOver ? [.players, .spectators] : [.players]
     }
 
     /// A race starts once every seat has been taken (PROTOCOL section 13): the server issues

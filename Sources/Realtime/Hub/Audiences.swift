@@ -162,3 +162,13 @@ struct RoomMembers {
         return n >= 1 && n < nextSpectator
     }
 }
+
+extension RaceViewer {
+    /// A view as a cluster publication names it.
+    var tag: String {
+        switch self {
+        case .spectator: return "*"
+        case .seat(let seat): return seat
+        }
+    }
+}

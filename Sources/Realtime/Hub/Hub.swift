@@ -92,7 +92,7 @@ public final class Hub {
         self.cluster = cluster
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
-        admission.touchInterval = config.touchInterval
+        admission.touches.interval = config.touchInterval
         if let node = config.sharedStoreNode {
             handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, durability: durability,
                                 pending: pending, lobby: lobby, cluster: cluster)
@@ -341,7 +341,7 @@ public final class Hub {
             handover?.rested(room, into: &effects)
         }
         durability.retryRebuilds(now: now, into: &effects)
-        admission.touchWatchedGames(now: now, into: &effects)
+        admission.touches.sweep(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
         if let cluster { carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
     }
@@ -396,33 +396,6 @@ public final class Hub {
             case .verifyOwnership:
                 handover?.verify(into: &effects)
             }
-        }
-    }
-}
-
-/// The hub's source of randomness as a generator Swift's APIs take.
-struct HubRandom: RandomNumberGenerator {
-    let source: @Sendable () -> UInt64
-    init(next: @escaping @Sendable () -> UInt64) { source = next }
-    mutating func next() -> UInt64 { source() }
-}
-
-extension JSON {
-    func setting(_ key: String, to value: JSON) -> JSON {
-        .object((objectPairs ?? []).filter { $0.key != key } + [(key, value)])
-    }
-
-    func removing(_ key: String) -> JSON {
-        .object((objectPairs ?? []).filter { $0.key != key })
-    }
-}
-
-extension RaceViewer {
-    /// A view as a cluster publication names it.
-    var tag: String {
-        switch self {
-        case .spectator: return "*"
-        case .seat(let seat): return seat
         }
     }
 }

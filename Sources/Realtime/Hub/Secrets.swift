@@ -50,3 +50,10 @@ enum Secrets {
         return zip(actual, wanted).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
+
+/// The hub's source of randomness as a generator Swift's APIs take.
+struct HubRandom: RandomNumberGenerator {
+    let source: @Sendable () -> UInt64
+    init(next: @escaping @Sendable () -> UInt64) { source = next }
+    mutating func next() -> UInt64 { source() }
+}

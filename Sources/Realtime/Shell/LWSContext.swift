@@ -1,58 +1,6 @@
 import CLibWebSockets
 import Foundation
 
-/// What the socket layer reports. Every call comes on the service thread.
-protocol LWSEvents: AnyObject {
-    func opened(_ connection: Connection, query: [String: String])
-    func received(_ connection: Connection, text: [UInt8])
-    func receivedBinary(_ connection: Connection)
-    func closed(_ connection: Connection)
-    /// An HTTP request on a dynamic path; nil means the answer comes later through `respond`.
-    func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse?
-    /// Another thread posted work and called `LWSWaker.wake`.
-    func wokenUp()
-    /// The time given to `wake(after:)` has come.
-    func wakeDue()
-    /// A ping or pong from the client (PROTOCOL section 14): whether it is within the rate limit it
-    /// shares with messages. Nothing is to be sent either way (lws answers pings itself).
-    func receivedControl(_ connection: Connection) -> Bool
-    /// One of the operator's limits refused a client (for `/metrics`).
-    func refused(_ limit: LimitKind)
-}
-
-public struct LWSConfig: Sendable {
-    public var host: String
-    public var port: Int
-    public var webRoot: String
-    public var reusePort = false
-    public var limits = ConnectionIO.Limits()
-    /// Connections accepted per loop iteration: a crowd is taken in bites, other games move between them.
-    public var acceptsPerIteration = 64
-    /// Writes of a crowd's broadcast per loop iteration (about 2.5 ms of `send()`), with events between bites.
-    public var bulkWritesPerIteration = 512
-    /// A broadcast to more recipients than this is written in bites.
-    public var bulkThreshold = 256
-    /// lws reads at most this much per connection per wake-up, and allocates it per connection.
-    public var rxBufferSize = 512
-    /// Per-address connections, trusted proxies and allowed origins, checked at each upgrade.
-    public var clientLimits = ClientLimits()
-
-    public init(host: String, port: Int, webRoot: String) {
-        self.host = host
-        self.port = port
-        self.webRoot = webRoot
-    }
-}
-
-public enum LWSError: Error, CustomStringConvertible {
-    case cannotStart(String)
-    public var description: String {
-        switch self {
-        case .cannotStart(let why): return why
-        }
-    }
-}
-
 /// An lws connection handle, opaque to everything but this file.
 struct SocketHandle {
     fileprivate let wsi: OpaquePointer
@@ -105,14 +53,8 @@ final class LWSContext {
     /// The control-frame floods of connections that went over the limit (most never do): kept
     /// here, not in every connection, and dropped when the connection closes.
     private var floods: [ConnectionID: ControlFloodGuard] = [:]
-    /// New connections whose first request line has not come yet, by socket: their watch, when
-    /// they were accepted, and the socket's read low-water mark (1 unless part of a line came).
-    private var heads: [Int32: (watch: UnsafeMutableRawPointer, since: Double, lowWater: Int)] = [:]
-    private var headList: UnsafeMutableRawPointer?
-    private var lastHeadSweep = 0.0
-    /// A connection that sends no whole request line within this many seconds is closed.
-    private static let headTimeout = 10.0
-    private let peekBuffer = UnsafeMutableRawPointer.allocate(byteCount: Listener.peekCapacity, alignment: 16)
+    /// New connections whose first request line has not come yet.
+    private var heads: PendingHeads?
     /// Sockets of connections closed for a flood, held open unread until then (`linger`).
     private var lingering: [(fd: Int32, until: Double)] = []
     private static let lingerSeconds = 2.0
@@ -147,7 +89,6 @@ final class LWSContext {
         shutdown()
         coalesceBuffer.deallocate()
         pingBuffer.deallocate()
-        peekBuffer.deallocate()
     }
 
     // MARK: Lifecycle
@@ -156,7 +97,7 @@ final class LWSContext {
         lws_set_log_level(Int32(LLL_ERR), nil)
         let listener = try Listener(host: config.host, port: config.port, reusePort: config.reusePort)
         let tables = LWSTables(webRoot: URL(fileURLWithPath: config.webRoot).standardizedFileURL.path,
-                               rxBufferSize: config.rxBufferSize)
+                               rxBufferSize: config.rxBufferSize, callback: boardcastLWSCallback)
         guard let loop = boardcast_ev_loop_new() else { throw LWSError.cannotStart("libev could not create an event loop") }
         tables.foreignLoops.pointee = loop
 
@@ -190,7 +131,7 @@ final class LWSContext {
         boardcast_read_target_set(loop, boardcastReadFired, Unmanaged.passUnretained(self).toOpaque())
         self.listener = listener
         listenWatch = boardcast_listen_watch_start(loop, listener.descriptor)
-        headList = boardcast_head_list_new()
+        heads = PendingHeads(loop: loop)
         waker.attach(context)
     }
 
@@ -214,15 +155,9 @@ final class LWSContext {
             boardcast_ev_run_nowait(eventLoop)
         }
         var now = 0.0
-        if let headList, !heads.isEmpty {
+        if let heads, !heads.isEmpty, let vhost {
             now = Date().timeIntervalSince1970
-            while let watch = boardcast_head_take(headList) {
-                let fd = boardcast_head_watch_fd(watch)
-                boardcast_head_watch_free(eventLoop, watch)
-                guard let waiting = heads.removeValue(forKey: fd) else { continue }
-                admitSocket(fd, since: waiting.since, lowWater: waiting.lowWater)
-            }
-            if now - lastHeadSweep >= 1 { expireHeads(now: now) }
+            heads.admitReady(now: now) { fd in _ = lws_adopt_socket_vhost(vhost, fd) }  // on failure lws closes it
         }
         if let wakeTimer, boardcast_wake_timer_take(wakeTimer) != 0 { events?.wakeDue() }
         if let listenWatch, let listener, boardcast_listen_watch_take(listenWatch) != 0, !stopping {
@@ -245,7 +180,7 @@ final class LWSContext {
         if let eventLoop, let listenWatch { boardcast_listen_watch_stop(eventLoop, listenWatch) }
         listenWatch = nil
         listener = nil
-        dropHeads()
+        heads?.close()
         for connection in connections { close(connection, code: 1001, reason: "server shutting down") }
     }
 
@@ -255,10 +190,9 @@ final class LWSContext {
         if let eventLoop, let listenWatch { boardcast_listen_watch_stop(eventLoop, listenWatch) }
         listenWatch = nil
         listener = nil
-        dropHeads()
+        heads?.close()
+        heads = nil
         closeLingering(now: 0, all: true)
-        if let headList { boardcast_head_list_free(headList) }
-        headList = nil
         if let eventLoop, let wakeTimer { boardcast_wake_timer_free(eventLoop, wakeTimer) }
         wakeTimer = nil
         if let context { lws_context_destroy(context) }
@@ -431,7 +365,7 @@ final class LWSContext {
             // Retained here, released on CLOSED: lws holds the only reference meanwhile.
             let pointer = UInt64(UInt(bitPattern: Unmanaged.passRetained(connection).toOpaque()))
             user.storeBytes(of: SessionSlot(kind: 1, value: pointer), as: SessionSlot.self)
-            events?.opened(connection, query: queryArguments(wsi))
+            events?.opened(connection, query: LWSHeaders.queryArguments(wsi))
             return 0
 
         case LWS_CALLBACK_RECEIVE:
@@ -499,13 +433,13 @@ final class LWSContext {
 
         case LWS_CALLBACK_HTTP:
             // lws files the path under the method's own header: GET_URI, HEAD_URI, ...
-            let headPath = header(wsi, WSI_TOKEN_HEAD_URI)
-            guard let path = header(wsi, WSI_TOKEN_GET_URI) ?? headPath else {
+            let headPath = LWSHeaders.header(wsi, WSI_TOKEN_HEAD_URI)
+            guard let path = LWSHeaders.header(wsi, WSI_TOKEN_GET_URI) ?? headPath else {
                 return writeHTTP(.text(405, "GET or HEAD only\n"), wsi: wsi)
             }
             let id = nextHTTPID
             nextHTTPID += 1
-            let query = queryString(wsi)
+            let query = LWSHeaders.queryString(wsi)
             guard let response = events?.httpRequest(id, path: path, query: query) else {
                 guard let user else { return -1 }
                 user.storeBytes(of: SessionSlot(kind: 2, value: id | (headPath == nil ? 0 : 1 << 63)), as: SessionSlot.self)
@@ -582,62 +516,13 @@ final class LWSContext {
 
     // MARK: The first request line of each connection
 
-    /// A new connection goes to lws once its first request line is in and well-formed
-    /// (`RequestLine`): lws 4.1.6 would close the connection without a status line on a path
-    /// that decodes to a NUL, and answer a bad percent-escape with an HTML 403. A bad line is
-    /// answered 400 here; a line not in yet is waited for. lws only peeks, so lws reads the
-    /// same bytes. Later requests on a kept-alive connection are lws's alone (`token_limits`
-    /// still cuts an over-long path, which the filter callback answers 400).
+    /// A new connection goes to lws once its first request line is in and well-formed (`PendingHeads`).
     private func admitSocket(_ fd: Int32, since: Double, lowWater: Int) {
-        guard let vhost, !stopping else {
+        guard let vhost, let heads, !stopping else {
             Listener.closeSocket(fd)
             return
         }
-        switch Listener.peek(fd, buffer: peekBuffer) {
-        case .gone:
-            Listener.closeSocket(fd)
-        case .nothingYet:
-            waitForHead(fd, since: since, lowWater: lowWater)
-        case .bytes(let bytes):
-            switch RequestLine.check(bytes) {
-            case .pass:
-                if lowWater > 1 { Listener.setReadLowWater(fd, 1) }
-                _ = lws_adopt_socket_vhost(vhost, fd)  // on failure lws closes the socket itself
-            case .incomplete:
-                waitForHead(fd, since: since, lowWater: bytes.count + 1)
-            case .refuse(let response):
-                Listener.refuse(fd, answer: response.closingBytes, buffer: peekBuffer)
-            }
-        }
-    }
-
-    private func waitForHead(_ fd: Int32, since: Double, lowWater: Int) {
-        guard let eventLoop, let headList, let watch = boardcast_head_watch_start(eventLoop, headList, fd) else {
-            Listener.closeSocket(fd)
-            return
-        }
-        if lowWater > 1 { Listener.setReadLowWater(fd, lowWater) }
-        heads[fd] = (watch, since, lowWater)
-    }
-
-    /// Closes connections that sent no whole request line in `headTimeout` seconds.
-    private func expireHeads(now: Double) {
-        lastHeadSweep = now
-        guard let eventLoop else { return }
-        for (fd, waiting) in heads where now - waiting.since > LWSContext.headTimeout {
-            boardcast_head_watch_free(eventLoop, waiting.watch)
-            heads[fd] = nil
-            Listener.closeSocket(fd)
-        }
-    }
-
-    private func dropHeads() {
-        if let headList { while boardcast_head_take(headList) != nil {} }
-        for (fd, waiting) in heads {
-            if let eventLoop { boardcast_head_watch_free(eventLoop, waiting.watch) }
-            Listener.closeSocket(fd)
-        }
-        heads = [:]
+        heads.admit(fd, since: since, lowWater: lowWater) { fd in _ = lws_adopt_socket_vhost(vhost, fd) }  // on failure lws closes it
     }
 
     // MARK: Limits (PROTOCOL section 14)
@@ -648,9 +533,9 @@ final class LWSContext {
     private func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
         let peer = Listener.peerAddress(lws_get_socket_fd(wsi)) ?? .unknown
         let trusted = upgrades.limits.trustedProxies
-        let forwardedFor = trusted.isEmpty || !trusted.trusts(peer) ? nil : header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
-        let origin = upgrades.limits.origins.allowsEveryOrigin ? nil : header(wsi, WSI_TOKEN_ORIGIN)
-        switch upgrades.decide(path: header(wsi, WSI_TOKEN_GET_URI), peer: peer, forwardedFor: forwardedFor,
+        let forwardedFor = trusted.isEmpty || !trusted.trusts(peer) ? nil : LWSHeaders.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
+        let origin = upgrades.limits.origins.allowsEveryOrigin ? nil : LWSHeaders.header(wsi, WSI_TOKEN_ORIGIN)
+        switch upgrades.decide(path: LWSHeaders.header(wsi, WSI_TOKEN_GET_URI), peer: peer, forwardedFor: forwardedFor,
                                origin: origin, stopping: stopping) {
         case .admit(let client):
             admitting = (wsi, client)
@@ -771,44 +656,6 @@ final class LWSContext {
         return LWSCall.succeeded(lws_http_transaction_completed(wsi)) ? 0 : -1
     }
 
-    // MARK: Headers
-
-    private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
-        let length = Int(lws_hdr_total_length(wsi, token))
-        guard length > 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: length + 1)
-        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// The URL's query arguments as lws split them (`a=1`, `b=2`).
-    private func queryFragments(_ wsi: OpaquePointer) -> [String] {
-        var fragments: [String] = []
-        var buffer = [CChar](repeating: 0, count: 512)
-        var index: Int32 = 0
-        while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) > 0 {
-            fragments.append(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            index += 1
-        }
-        return fragments
-    }
-
-    private func queryString(_ wsi: OpaquePointer) -> String? {
-        let fragments = queryFragments(wsi)
-        return fragments.isEmpty ? nil : fragments.joined(separator: "&")
-    }
-
-    private func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in queryFragments(wsi) {
-            if let eq = pair.firstIndex(of: "=") {
-                result[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
-            } else {
-                result[pair] = ""
-            }
-        }
-        return result
-    }
 }
 
 /// How lws's return codes read, in one place: 0 is success for its calls, and a write
@@ -817,134 +664,6 @@ private enum LWSCall {
     static func succeeded(_ code: Int32) -> Bool { code == 0 }
 
     static func status(wrote written: Int32, of count: Int) -> Int32 { written >= 0 && Int(written) >= count ? 0 : -1 }
-}
-
-/// The C tables lws reads for the life of its context, allocated together and freed
-/// together in `deinit`, after the context is destroyed.
-private final class LWSTables {
-    private var strings: [UnsafeMutablePointer<CChar>] = []
-    let protocols: UnsafeMutablePointer<lws_protocols>
-    let protocolOptions: UnsafeMutablePointer<lws_protocol_vhost_options>
-    let mounts: UnsafeMutablePointer<lws_http_mount>
-    let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
-    let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
-    /// A request's path is cut at one byte over `RequestLine.maxPathBytes`: lws would otherwise
-    /// close a connection whose path overflows its header space without a status line; cut, the
-    /// request reaches the filter callback, which answers 400.
-    let tokenLimits: UnsafeMutablePointer<lws_token_limits>
-    let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    private let mountCount: Int
-    private let mimeCount: Int
-    private static let dynamicPaths = ["/healthz", "/metrics", "/api"]
-    static let txPacketSize = 256 * 1024 + 64
-    private static let mimeTable: [(String, String)] = [
-        (".js", "text/javascript"), (".mjs", "text/javascript"), (".css", "text/css"),
-        (".html", "text/html"), (".svg", "image/svg+xml"), (".json", "application/json"),
-        (".webmanifest", "application/manifest+json"), (".png", "image/png"), (".ico", "image/x-icon"),
-        (".txt", "text/plain"), ("*", "application/octet-stream"),
-    ]
-
-    init(webRoot: String, rxBufferSize: Int) {
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        protocolOptions = .allocate(capacity: 2)
-        protocolOptions.initialize(repeating: lws_protocol_vhost_options(), count: 2)
-        mountCount = Self.dynamicPaths.count + 1
-        mounts = .allocate(capacity: mountCount)
-        mounts.initialize(repeating: lws_http_mount(), count: mountCount)
-        mimeCount = Self.mimeTable.count
-        mimeTypes = .allocate(capacity: mimeCount)
-        mimeTypes.initialize(repeating: lws_protocol_vhost_options(), count: mimeCount)
-        retryPolicy = .allocate(capacity: 1)
-        retryPolicy.initialize(to: lws_retry_bo_t())
-        tokenLimits = .allocate(capacity: 1)
-        tokenLimits.initialize(to: lws_token_limits())
-        withUnsafeMutableBytes(of: &tokenLimits.pointee.token_limit) { raw in
-            let limits = raw.bindMemory(to: UInt16.self)
-            for token in [WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_PUT_URI,
-                          WSI_TOKEN_PATCH_URI, WSI_TOKEN_DELETE_URI, WSI_TOKEN_CONNECT, WSI_TOKEN_HEAD_URI] {
-                limits[Int(token.rawValue)] = UInt16(RequestLine.maxPathBytes + 1)  // 0, the rest: only lws's header space
-            }
-        }
-        foreignLoops = .allocate(capacity: 1)
-        foreignLoops.initialize(to: nil)
-
-        let gameProtocol = string("boardcast.v1")
-        protocols[0].name = UnsafePointer(gameProtocol)
-        protocols[0].callback = boardcastLWSCallback
-        protocols[0].per_session_data_size = 16
-        // Allocated per connection, and the most read per connection per wake-up.
-        protocols[0].rx_buffer_size = rxBufferSize
-        // lws sends at most this per system call (without it, the receive buffer's size): a
-        // connection's coalesced frames go out in one `send()`, however small the receive buffer.
-        protocols[0].tx_packet_size = LWSTables.txPacketSize
-
-        // Plain clients (websocat, `new WebSocket(url)`) offer no subprotocol: bind them to ours.
-        protocolOptions[1].name = UnsafePointer(string("default"))
-        protocolOptions[1].value = UnsafePointer(string("1"))
-        protocolOptions[0].name = UnsafePointer(gameProtocol)
-        protocolOptions[0].value = UnsafePointer(string(""))
-        protocolOptions[0].options = UnsafePointer(protocolOptions + 1)
-
-        for (i, (ext, type)) in Self.mimeTable.enumerated() {
-            mimeTypes[i].name = UnsafePointer(string(ext))
-            mimeTypes[i].value = UnsafePointer(string(type))
-            if i + 1 < mimeCount { mimeTypes[i].next = UnsafePointer(mimeTypes + i + 1) }
-        }
-        for (i, path) in Self.dynamicPaths.enumerated() {
-            mounts[i].mountpoint = UnsafePointer(string(path))
-            mounts[i].mountpoint_len = UInt8(path.utf8.count)
-            mounts[i].origin = UnsafePointer(gameProtocol)
-            mounts[i].origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
-            mounts[i].mount_next = UnsafePointer(mounts + i + 1)
-        }
-        let files = mounts + Self.dynamicPaths.count
-        files.pointee.mountpoint = UnsafePointer(string("/"))
-        files.pointee.mountpoint_len = 1
-        files.pointee.origin = UnsafePointer(string(webRoot))
-        files.pointee.def = UnsafePointer(string("index.html"))
-        files.pointee.origin_protocol = UInt8(LWSMPRO_FILE.rawValue)
-        files.pointee.extra_mimetypes = UnsafePointer(mimeTypes)
-        files.pointee.cache_max_age = 0
-
-        // No validity timers: lws would keep one per connection in a sorted list (an O(n)
-        // insert each). `KeepaliveWheel` pings and hangs up instead.
-        retryPolicy.pointee.secs_since_valid_ping = 0
-        retryPolicy.pointee.secs_since_valid_hangup = 0
-    }
-
-    deinit {
-        for pointer in strings { free(pointer) }
-        protocols.deinitialize(count: 2).deallocate()
-        protocolOptions.deinitialize(count: 2).deallocate()
-        mounts.deinitialize(count: mountCount).deallocate()
-        mimeTypes.deinitialize(count: mimeCount).deallocate()
-        retryPolicy.deinitialize(count: 1).deallocate()
-        tokenLimits.deinitialize(count: 1).deallocate()
-        foreignLoops.deinitialize(count: 1).deallocate()
-    }
-
-    private func string(_ s: String) -> UnsafeMutablePointer<CChar> {
-        let pointer = strdup(s)!
-        strings.append(pointer)
-        return pointer
-    }
-}
-
-/// Wakes the service thread so it calls `LWSEvents.wokenUp()`: the one lws call
-/// that is safe from any thread.
-public final class LWSWaker: Sendable {
-    /// The context pointer, set once it exists and cleared before it is destroyed;
-    /// `lws_cancel_service` on it is thread-safe, and the lock keeps it from racing the destroy.
-    private struct ContextHandle: @unchecked Sendable { let pointer: OpaquePointer }
-    private let handle = LockedBox<ContextHandle?>(nil)
-
-    func attach(_ context: OpaquePointer) { handle.set(ContextHandle(pointer: context)) }
-    func detach() { handle.set(nil) }
-
-    public func wake() {
-        handle.withLock { if let context = $0 { lws_cancel_service(context.pointer) } }
-    }
 }
 
 /// libev calls this when a WebSocket's socket is readable (`boardcast_read_watch`): `context` is the
