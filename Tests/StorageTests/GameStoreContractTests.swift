@@ -232,7 +232,7 @@ import Testing
             let games = (0..<6).map { klondikeGame("g\($0)", seq: 2, updated: start + Double($0) * day) }
             try store.write(StoreBatch(
                 games: games, commands: games.flatMap { [dragCommand(game: $0.id, seq: 1), dragCommand(game: $0.id, seq: 2)] }))
-            // g0 was watched on day 4; g1 moved on day 5 (its row's `updated` raises `touched`); g2's
+            // g0 was watched on day 4; g1 moved on day 5 (its `updated`); g2's
             // touch is older than its last move and changes nothing.
             try store.write(StoreBatch(touches: [GameTouch(game: "g0", time: start + 4 * day), GameTouch(game: "g2", time: start)]))
             try store.write(StoreBatch(

@@ -218,8 +218,10 @@ public protocol GameStore: Sendable {
     /// A value kept with the games (a cluster node's code).
     func meta(_ key: String) throws -> String?
     func setMeta(_ key: String, _ value: String) throws
-    /// Deletes, in one transaction, up to `limit` games whose `touched` time is before `before`,
-    /// with their commands; returns their ids. Oldest first; cost grows with `limit`, not the table.
+    /// Deletes, in one transaction, up to `limit` games whose last command (`updated`) and last
+    /// join or watch (`touched`) are both before `before`, with their commands and chat; returns
+    /// their ids, oldest last command first. A range scan of the `updated` index: its cost grows
+    /// with `limit` and the games that moved that long ago but were watched since, not the table.
     func deleteUntouched(before: Double, limit: Int) throws -> [String]
     /// How many games are stored and the bytes they take, for `/metrics`.
     func usage() throws -> StorageUsage

@@ -235,7 +235,8 @@ public final class PostgresGameStore: SharedGameStore {
             try session.transaction {
                 // SKIP LOCKED: a game a node is writing right now is being touched; it is not taken.
                 let ids = try session.query("""
-                    SELECT id FROM game WHERE touched < \(time) ORDER BY touched, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                    SELECT id FROM game WHERE updated < \(time) AND touched < \(time) ORDER BY updated, id LIMIT \(limit)
+                       FOR UPDATE SKIP LOCKED
                     """).map { try $0.decode(String.self) }
                 guard !ids.isEmpty else { return [] }
                 try session.query("DELETE FROM command WHERE game = ANY(\(ids))")

@@ -18,9 +18,11 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         // Columns as in SQLite, so both back-ends store the same text: options, commands and diffs
-        // are TEXT, not jsonb (jsonb would reorder keys and rewrite numbers). `touched` is retention's
-        // clock; `owner` and `epoch` are the fence (PROTOCOL 11.1). Commands are clustered by
-        // their primary key (game, seq), so a replay is one range scan.
+        // are TEXT, not jsonb (jsonb would reorder keys and rewrite numbers). `updated` (the last
+        // command) and `touched` (the last join or watch) are retention's clock; `touched` is not
+        // indexed, so a move changes one index entry, not two. `owner` and `epoch` are the fence
+        // (PROTOCOL 11.1). Commands are clustered by their primary key (game, seq), so a replay
+        // is one range scan.
         Migration(version: 1, name: "games-commands-owners", statements: [
             """
             CREATE TABLE game (
@@ -38,7 +40,6 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX game_updated ON game (updated)",
-            "CREATE INDEX game_touched ON game (touched)",
             """
             CREATE TABLE command (
                 game text NOT NULL REFERENCES game (id),
@@ -154,7 +155,7 @@ enum PostgresSchema {
              ORDER BY r.id
             ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, options = excluded.options,
                 token_hash = excluded.token_hash, created = excluded.created, updated = excluded.updated,
-                status = excluded.status, seq = excluded.seq, touched = GREATEST(game.touched, excluded.touched);
+                status = excluded.status, seq = excluded.seq;
 
             INSERT INTO command (game, seq, command, player, client_id, time, diff)
             SELECT c.game, c.seq, c.command, c.player, c.client_id, c.time, c.diff
