@@ -5,12 +5,14 @@
 # As root, PostgreSQL runs as the `postgres` user. Arguments go to storage-bench
 # (--quick, --three-only, --profile-postgres). PROFILE=FILE records the run with `perf record -a -g`;
 # SERVER_OPTIONS adds postgres options (-c name=value ...). KEEP_LOG=FILE copies the server's log there.
+# STORAGE_BENCH=PATH runs that storage-bench binary instead of building one (before/after runs).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH=/opt/swift/usr/bin:$PATH
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$bin/initdb" ] || { echo "PostgreSQL's server programs are missing: apt-get install -y postgresql" >&2; exit 1; }
-swift build -c release --product storage-bench >&2
+bench=${STORAGE_BENCH:-.build/release/storage-bench}
+[ -n "${STORAGE_BENCH:-}" ] || swift build -c release --product storage-bench >&2
 
 dir=$(mktemp -d /tmp/storage-bench-pg-XXXXXX)
 chmod 755 "$dir"
@@ -32,7 +34,7 @@ as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
 as_server "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres bench
 if [ -n "${PROFILE:-}" ]; then
   # PROFILE=FILE: the whole machine's stacks while the bench runs (PostgreSQL's backends included).
-  perf record -a -g -o "$PROFILE" -- .build/release/storage-bench --store "postgresql://postgres@127.0.0.1:$port/bench" "$@"
+  perf record -a -g -o "$PROFILE" -- "$bench" --store "postgresql://postgres@127.0.0.1:$port/bench" "$@"
 else
-  .build/release/storage-bench --store "postgresql://postgres@127.0.0.1:$port/bench" "$@"
+  "$bench" --store "postgresql://postgres@127.0.0.1:$port/bench" "$@"
 fi

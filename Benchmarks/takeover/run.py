@@ -271,7 +271,7 @@ async def play_round(nodes: dict[str, Node], redis: Redis, show_logs: bool) -> R
         settled_at = max(links[b.name], links[c.name]) + SETTLING
         await asyncio.sleep(max(0.0, settled_at - time.monotonic()) + random.uniform(0, ROUND_PERIOD))
 
-        probe = redis.connect()
+        probe = RedisConnection(redis.port)
         try:
             t0 = time.monotonic()
             a.kill9()
@@ -369,7 +369,7 @@ def run_round(number: int, binary: str, pg: Postgres, redis: Redis, show_logs: b
         shutil.rmtree(work, ignore_errors=True)
         # The next round's nodes must not find this one's keys, streams or node list.
         with contextlib.suppress(OSError, RuntimeError):
-            connection = redis.connect()
+            connection = RedisConnection(redis.port)
             connection.command("FLUSHALL")
             connection.close()
 
