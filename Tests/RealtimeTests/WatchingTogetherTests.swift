@@ -55,6 +55,60 @@ import Testing
         #expect(h.wakes.count == 2, "nothing left to wake for")
     }
 
+    /// The shell keeps one timer, set to the last `wake` asked for, and no tick ever comes: every
+    /// delayed diff of many games, moving at uneven times, still reaches its spectator at exactly
+    /// its move's instant plus the delay.
+    @Test func withNoTickEveryDelayedDiffOfManyGamesGoesOutAtItsInstant() throws {
+        let h = HubHarness()
+        let games = 12
+        for g in 0..<games {
+            h.open(ConnectionID(100 + g))
+            let (game, _) = h.createKlondike(ConnectionID(100 + g), options: #"{"seed":\#(g),"delay":10}"#)
+            h.open(ConnectionID(200 + g))
+            h.send(ConnectionID(200 + g), #"{"type":"watch","game":"\#(game)"}"#)
+            _ = h.take(ConnectionID(200 + g))
+        }
+        var timer: Instant?
+        var wakesSeen = h.wakes.count
+        var expected: [Int: [Instant]] = [:]
+        var arrived: [Int: [Instant]] = [:]
+        func afterEvent() {
+            if h.wakes.count > wakesSeen { timer = h.wakes.last; wakesSeen = h.wakes.count }
+            for g in 0..<games {
+                for message in h.take(ConnectionID(200 + g)) where message["type"] == "diff" {
+                    arrived[g, default: []].append(h.now)
+                }
+            }
+        }
+        /// Fires the timer for every wake due by `instant`, then moves the clock there.
+        func runTimers(until instant: Instant) {
+            while let due = timer, due <= instant {
+                timer = nil
+                h.now = due
+                h.due()
+                afterEvent()
+            }
+            h.now = instant
+        }
+        var random = SplitMix64(seed: 7)
+        var clock = h.now
+        for step in 0..<(games * 10) {
+            clock = clock + Double(random.next() % 400) / 1000  // 0 to 0.4 s apart, often the same instant
+            runTimers(until: clock)
+            let g = (step * 5) % games
+            h.send(ConnectionID(100 + g), #"{"type":"tap","target":"/stock"}"#)
+            expected[g, default: []].append(clock + 10)
+            afterEvent()
+        }
+        runTimers(until: clock + 11)
+        #expect(timer == nil, "nothing left to wake for")
+        for g in 0..<games {
+            let late = zip(arrived[g] ?? [], expected[g] ?? []).map { $0.since($1) }
+            #expect(arrived[g]?.count == expected[g]?.count, "game \(g): every diff")
+            #expect(late.allSatisfy { abs($0) < 1e-9 }, "game \(g): at its instant, not later: \(late)")
+        }
+    }
+
     @Test func aWatchShowsTheGameAsItWasAndSinceNeverReachesPastIt() throws {
         let h = HubHarness()
         let game = delayedGame(h)
