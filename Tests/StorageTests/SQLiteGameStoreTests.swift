@@ -85,7 +85,7 @@ import Testing
         try withTemporaryDirectory { directory in
             do {
                 let queue = try GRDB.DatabaseQueue(path: databasePath(in: directory))
-                try SQLiteGameStore.migrator.migrate(queue, upTo: "v4-meta")
+                try SQLiteSchema.migrator.migrate(queue, upTo: "v4-meta")
                 try queue.write { db in
                     for (id, updated) in [("recent", 1_700_000_900.0), ("stale", 1_700_000_100.0)] {
                         try db.execute(

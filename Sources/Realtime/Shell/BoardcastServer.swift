@@ -7,16 +7,6 @@ import Logging
 /// worker queue; solves on a solver queue; a ticker drives time. Other threads reach the
 /// service thread only through `inbox` + `waker`.
 public final class BoardcastServer {
-    private enum InboxItem: Sendable {
-        case event(HubEvent)
-        case committed(UInt64, [String: WriteRefusal])
-        case stop
-        case integrity([String])
-        /// A retention batch deleted these games (nil: the store failed).
-        case deleted([String]?)
-        case usage(StorageUsage?)
-    }
-
     private let options: ServerOptions
     private let logger: Logger
     private let metrics = ServerMetrics()
@@ -30,16 +20,11 @@ public final class BoardcastServer {
     /// The store again when it is this node's SQLite file: its background integrity check.
     private let sqlite: SQLiteGameStore?
     private let commits: CommitQueue
-    private let inbox = LockedBox<[InboxItem]>([])
+    private let inbox = LockedBox<[ServiceInboxItem]>([])
+    /// Storage reads and solves, off this thread.
+    private let work: OffServiceWork
+    private let storageReads: StorageReads
     private let clock = ServiceClock()
-    /// Loads, history pages and lookups: reads that must never run on the service thread.
-    private let readers = DispatchQueue(label: "boardcast-read", attributes: .concurrent)
-    /// The solver pool: a hard deal takes up to its budget, so it runs here, never on the
-    /// service thread; one worker per core but the service thread's.
-    private let solvers = DispatchQueue(label: "boardcast-solve", attributes: .concurrent)
-    private let solverSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
-    /// One thread at the lowest priority for the pool of proven seeds.
-    private let poolFiller = DispatchQueue(label: "boardcast-pool")
     private var keepalive: KeepaliveWheel
     private var ticker: DispatchSourceTimer?
     private var stopping = false
@@ -112,6 +97,9 @@ public final class BoardcastServer {
             config.windowSize = Int.max
         }
         hubConfig = config
+        work = OffServiceWork(inbox: inbox, waker: lws.waker, solverBudget: config.solverBudget)
+        storageReads = StorageReads(store: store, sharedStore: sharedStore, windowSize: config.windowSize,
+                                    metrics: metrics, work: work)
         let startedAt = clock.now.monotonic
         retention = options.retainDays.map { RetentionSweep(retainDays: $0, start: startedAt) }
         if let url = options.redis {
@@ -172,7 +160,7 @@ public final class BoardcastServer {
                                                    "redis": "\(redisAddress.host):\(redisAddress.port)"])
         }
         if let store = sqlite, store.integrityCheckDeferred {
-            read { .integrity((try? store.integrityProblems()) ?? ["the integrity check could not read the file"]) }
+            work.read { .integrity((try? store.integrityProblems()) ?? ["the integrity check could not read the file"]) }
         }
         while !(stopping && keepalive.count == 0) {
             lws.runOnce()
@@ -272,11 +260,11 @@ public final class BoardcastServer {
         case .wake(let instant):
             lws.wake(after: instant.since(clock.now))
         case .read(let request):
-            read(request)
+            storageReads.carryOut(request, asOf: clock.now.unixTime)
         case .respond(let request, let response):
             lws.respond(request, response)
         case .solve(let job):
-            solve(job)
+            work.solve(job)
         case .countError(let code):
             metrics.countError(code)
         case .countRefusal(let limit):
@@ -288,101 +276,17 @@ public final class BoardcastServer {
         }
     }
 
-    private func read(_ request: StorageRead) {
-        let store = self.store
-        switch request {
-        case .load(let game):
-            metrics.gamesLoaded.increment()
-            let window = hubConfig.windowSize
-            let asOf = clock.now.unixTime
-            read { .event(.read(.loaded(game: game, GameLoader.load(game, from: store, windowSize: window, asOf: asOf)))) }
-        case .history(let history):
-            read {
-                .event(.read(.history(token: history.token, frames: (try? store.diffs(
-                    game: history.game, after: history.after, limit: history.limit)) ?? [])))
-            }
-        case .command(let token, let game, let clientID):
-            read { .event(.read(.command(token: token, seq: (try? store.command(game: game, clientID: clientID))?.seq))) }
-        case .listing(let token, let query):
-            read {
-                .event(.read(.listing(token: token, games: try? store.recentGames(
-                    kind: query.kind?.rawValue, status: query.status, limit: query.limit))))
-            }
-        case .chat(let token, let game, let through):
-            read { .event(.read(.chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through,
-                                                                             limit: Self.replayChatLimit)) ?? []))) }
-        case .acquire(let game, let node, let takeover):
-            guard let shared = sharedStore else { return }
-            metrics.gamesLoaded.increment()
-            let window = hubConfig.windowSize
-            let asOf = clock.now.unixTime
-            read {
-                .event(.read(.acquired(game: game, GameLoader.acquire(game, from: shared, node: node, takeover: takeover,
-                                                                       windowSize: window, asOf: asOf))))
-            }
-        case .release(let game, let node, let epoch):
-            guard let shared = sharedStore else { return }
-            readers.async { _ = try? shared.release(game: game, node: node, epoch: epoch) }
-        case .ownerships(let token, let games):
-            guard let shared = sharedStore else { return }
-            read {
-                var owners: [String: GameOwnership] = [:]
-                for game in games { if let owner = try? shared.ownership(of: game) { owners[game] = owner } }
-                return .event(.read(.ownerships(token: token, owners)))
-            }
-        }
-    }
-
     /// Off the service thread: a batch of games untouched past `--retain-days` deleted when one
     /// is due, and storage's size read for `/metrics` every ten seconds.
     private func maintainStorage(now: Instant) {
         let store = self.store
         if let cutoff = retention?.due(monotonic: now.monotonic, unixTime: now.unixTime), let batch = retention?.batch {
-            read { .deleted(try? store.deleteUntouched(before: cutoff, limit: batch)) }
+            work.read { .deleted(try? store.deleteUntouched(before: cutoff, limit: batch)) }
         }
         if !readingUsage && now.monotonic - lastUsageRead >= 10 {
             readingUsage = true
             lastUsageRead = now.monotonic
-            read { .usage(try? store.usage()) }
-        }
-    }
-
-    /// The most chat lines a replay shows: a game's first 10,000.
-    static let replayChatLimit = 10_000
-
-    private func solve(_ job: SolveJob) {
-        let inbox = self.inbox
-        let waker = lws.waker
-        let budget = hubConfig.solverBudget
-        if case .refill = job {
-            // Filling the pool is for later: it runs at the lowest priority, never taking a core
-            // from the service thread or from someone's hint.
-            poolFiller.async {
-                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-                let result = SolverWork.run(job, budget: budget)
-                inbox.withLock { $0.append(.event(.solved(result))) }
-                waker.wake()
-            }
-            return
-        }
-        let slots = solverSlots
-        solvers.async {
-            slots.wait()
-            let result = SolverWork.run(job, budget: budget)
-            slots.signal()
-            inbox.withLock { $0.append(.event(.solved(result))) }
-            waker.wake()
-        }
-    }
-
-    /// Runs a storage read on the readers' queue and posts its result to the service thread.
-    private func read(_ work: @escaping @Sendable () -> InboxItem) {
-        let inbox = self.inbox
-        let waker = lws.waker
-        readers.async {
-            let item = work()
-            inbox.withLock { $0.append(item) }
-            waker.wake()
+            work.read { .usage(try? store.usage()) }
         }
     }
 
@@ -452,7 +356,7 @@ extension BoardcastServer: LWSEvents {
     func wakeDue() { handle(.due, at: clock.now) }
 
     func wokenUp() {
-        let items = inbox.withLock { items -> [InboxItem] in
+        let items = inbox.withLock { items -> [ServiceInboxItem] in
             defer { items.removeAll(keepingCapacity: true) }
             return items
         }

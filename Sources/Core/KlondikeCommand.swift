@@ -1,0 +1,55 @@
+// What a Klondike game is made with and asked to do: its options, its commands, a hint.
+
+/// Which cards a Klondike game deals: the protocol's shuffle of a seed, or a given order.
+public enum KlondikeDeal: Sendable, Equatable {
+    case seed(UInt64)
+    case deck([Card])
+}
+
+public struct KlondikeOptions: Sendable, Equatable {
+    /// Cards per tap on the stock: 1 or 3.
+    public var draw: Int
+    public var deal: KlondikeDeal
+    /// A secret the server draws at creation: the seeds of later resets that name no seed
+    /// or deck come from a SplitMix64 stream started from it, so replaying the stored
+    /// commands from the stored options deals the same games again.
+    public var entropy: UInt64
+
+    public init(draw: Int = 1, deal: KlondikeDeal, entropy: UInt64) {
+        self.draw = draw
+        self.deal = deal
+        self.entropy = entropy
+    }
+}
+
+public struct KlondikeResetOptions: Sendable, Equatable {
+    /// nil keeps the current draw.
+    public var draw: Int?
+    /// nil deals from a seed of the game's entropy stream.
+    public var deal: KlondikeDeal?
+
+    public init(draw: Int? = nil, deal: KlondikeDeal? = nil) {
+        self.draw = draw
+        self.deal = deal
+    }
+}
+
+public enum KlondikeCommand: Sendable, Equatable {
+    case tap(Target)
+    case doubleTap(Target)
+    case drag(from: Target, to: Target)
+    case reset(KlondikeResetOptions)
+    case undo
+}
+
+/// A suggested move as two pointers. A stock tap reads `/stock` -> `/waste` (also when
+/// the tap turns the waste over); anything else is a drag `from` -> `to`.
+public struct KlondikeHint: Sendable, Equatable {
+    public var from: String
+    public var to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
+}
