@@ -55,9 +55,8 @@ final class LWSContext {
     private var floods: [ConnectionID: ControlFloodGuard] = [:]
     /// New connections whose first request line has not come yet.
     private var heads: PendingHeads?
-    /// Sockets of connections closed for a flood, held open unread until then (`linger`).
-    private var lingering: [(fd: Int32, until: Double)] = []
-    private static let lingerSeconds = 2.0
+    /// Sockets of connections closed for a flood, held open unread a little longer.
+    private var lingering = LingeringSockets()
 
     private(set) var stopping = false
 
@@ -168,7 +167,7 @@ final class LWSContext {
         if !paused.isEmpty || !lingering.isEmpty {
             let now = Date().timeIntervalSince1970
             resumePaused(now: now)
-            closeLingering(now: now)
+            lingering.closeDue(now: now)
         }
         flush()
     }
@@ -192,7 +191,7 @@ final class LWSContext {
         listener = nil
         heads?.close()
         heads = nil
-        closeLingering(now: 0, all: true)
+        lingering.closeAll()
         if let eventLoop, let wakeTimer { boardcast_wake_timer_free(eventLoop, wakeTimer) }
         wakeTimer = nil
         if let context { lws_context_destroy(context) }
@@ -422,7 +421,7 @@ final class LWSContext {
             let connection = Unmanaged<Connection>.fromOpaque(raw).takeRetainedValue()
             // Before lws closes the socket: its number may come back for another connection.
             if let watch = connection.io.socket?.readWatch, let eventLoop { boardcast_read_watch_stop(eventLoop, watch) }
-            if connection.io.lingers { linger(lws_get_socket_fd(wsi)) }
+            if connection.io.lingers { lingering.hold(lws_get_socket_fd(wsi), now: Date().timeIntervalSince1970) }
             if !floods.isEmpty { floods[connection.id] = nil }
             connection.io.isClosed = true
             connection.io.socket = nil
@@ -435,7 +434,7 @@ final class LWSContext {
             // lws files the path under the method's own header: GET_URI, HEAD_URI, ...
             let headPath = LWSHeaders.header(wsi, WSI_TOKEN_HEAD_URI)
             guard let path = LWSHeaders.header(wsi, WSI_TOKEN_GET_URI) ?? headPath else {
-                return writeHTTP(.text(405, "GET or HEAD only\n"), wsi: wsi)
+                return LWSHTTPWrites.response(.text(405, "GET or HEAD only\n"), wsi: wsi)
             }
             let id = nextHTTPID
             nextHTTPID += 1
@@ -446,7 +445,7 @@ final class LWSContext {
                 pendingHTTP[id] = wsi
                 return 0
             }
-            return writeHTTP(response, wsi: wsi, withBody: headPath == nil)
+            return LWSHTTPWrites.response(response, wsi: wsi, withBody: headPath == nil)
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let slot = httpSlot(user) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
@@ -454,7 +453,7 @@ final class LWSContext {
             guard let response = httpAnswers.removeValue(forKey: id) else { return 0 }
             pendingHTTP[id] = nil
             user?.storeBytes(of: SessionSlot(kind: 0, value: 0), as: SessionSlot.self)
-            return writeHTTP(response, wsi: wsi, withBody: slot.value & (1 << 63) == 0)
+            return LWSHTTPWrites.response(response, wsi: wsi, withBody: slot.value & (1 << 63) == 0)
 
         case LWS_CALLBACK_CLOSED_HTTP:
             if let slot = httpSlot(user) {
@@ -469,7 +468,7 @@ final class LWSContext {
             // Every request but an upgrade, dynamic or static, once lws parsed it; a path lws cut
             // at the token limit was longer than the server reads.
             guard length <= RequestLine.maxPathBytes else {
-                _ = writeRefusal(RequestLine.pathTooLong, wsi: wsi)
+                _ = LWSHTTPWrites.refusal(RequestLine.pathTooLong, wsi: wsi)
                 return 1
             }
             return 0
@@ -544,19 +543,9 @@ final class LWSContext {
             if let limit { events?.refused(limit) }
             // The connection is already in lws's WebSocket role here; its HTTP writes go out as
             // they are, and lws closes it once this returns non-zero.
-            _ = writeRefusal(response, wsi: wsi)
+            _ = LWSHTTPWrites.refusal(response, wsi: wsi)
             return 1
         }
-    }
-
-    /// The whole refusal (`HTTPResponse.closingBytes`) in one raw write.
-    private func writeRefusal(_ response: HTTPResponse, wsi: OpaquePointer) -> Int32 {
-        let bytes = response.closingBytes
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: OutFrame.headroom + bytes.count)
-        defer { buffer.deallocate() }
-        let start = buffer + OutFrame.headroom
-        bytes.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: $0.count) }
-        return LWSCall.status(wrote: lws_write(wsi, start, bytes.count, LWS_WRITE_HTTP), of: bytes.count)
     }
 
     /// The connection's socket was readable (`boardcast_read_watch`). lws 4.1.6 answers pings
@@ -594,23 +583,6 @@ final class LWSContext {
         }
     }
 
-    /// Keeps a socket lws is about to close open a little longer, unread. lws sends the close
-    /// frame and ends its side at once; closing the socket with a flood unread in it would make
-    /// the kernel reset the connection, and a client that had not yet read the close frame
-    /// would lose it. Held, it costs nothing (its window is full, the client cannot send).
-    private func linger(_ fd: Int32) {
-        guard let copy = Listener.duplicate(fd) else { return }
-        lingering.append((copy, Date().timeIntervalSince1970 + LWSContext.lingerSeconds))
-    }
-
-    private func closeLingering(now: Double, all: Bool = false) {
-        lingering.removeAll { entry in
-            guard all || entry.until <= now else { return false }
-            Listener.closeSocket(entry.fd)
-            return true
-        }
-    }
-
     private func pauseReading(_ connection: Connection, wsi: OpaquePointer, until: Double) {
         guard !connection.io.readPaused else { return }
         connection.io.readPaused = true
@@ -632,38 +604,6 @@ final class LWSContext {
         }
     }
 
-    private func writeHTTP(_ response: HTTPResponse, wsi: OpaquePointer, withBody: Bool = true) -> Int32 {
-        let pre = OutFrame.headroom
-        let headerSpace = 2048
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: pre + headerSpace + response.body.count)
-        defer { buffer.deallocate() }
-        let start = buffer + pre
-        var cursor: UnsafeMutablePointer<UInt8>? = start
-        let end = start + headerSpace
-        let headers = response.contentType.withCString { type in
-            lws_add_http_common_headers(wsi, response.status, type, lws_filepos_t(response.body.count), &cursor, end)
-        }
-        guard LWSCall.succeeded(headers), LWSCall.succeeded(lws_finalize_write_http_header(wsi, start, &cursor, end)) else {
-            return -1
-        }
-        if withBody && !response.body.isEmpty {
-            let body = buffer + pre + headerSpace
-            response.body.withUnsafeBufferPointer { body.update(from: $0.baseAddress!, count: $0.count) }
-            if LWSCall.status(wrote: lws_write(wsi, body, response.body.count, LWS_WRITE_HTTP_FINAL), of: response.body.count) < 0 {
-                return -1
-            }
-        }
-        return LWSCall.succeeded(lws_http_transaction_completed(wsi)) ? 0 : -1
-    }
-
-}
-
-/// How lws's return codes read, in one place: 0 is success for its calls, and a write
-/// succeeded only if it took every byte. A callback returns -1 to close its connection.
-private enum LWSCall {
-    static func succeeded(_ code: Int32) -> Bool { code == 0 }
-
-    static func status(wrote written: Int32, of count: Int) -> Int32 { written >= 0 && Int(written) >= count ? 0 : -1 }
 }
 
 /// libev calls this when a WebSocket's socket is readable (`boardcast_read_watch`): `context` is the
