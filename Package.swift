@@ -52,6 +52,7 @@ let package = Package(
         .executableTarget(
             name: "server",
             dependencies: [
+                "Core",
                 "Realtime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

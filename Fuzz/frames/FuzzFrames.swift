@@ -18,7 +18,7 @@ func entry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     let what = String(decoding: bytes.prefix(300), as: UTF8.self).debugDescription
-    switch ClientMessageParser.parse(bytes) {
+    switch ClientMessageParser.parse(bytes, games: .standard) {
     case .failure(let error, let id):
         require([.badRequest, .unknownType].contains(error.code), "\(what): refused with \(error.code)")
         checkID(id, what)
@@ -28,7 +28,7 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         if let id = request.id { roundTrips(ServerMessage.ack(id: id, seq: 1).encoded, what) }
         switch request.command {
         case .gesture(let type, let message):
-            for kind in GameKind.allCases { gesture(type: type, message: message, kind: kind, what) }
+            for kind in GameCatalog.standard.kinds.map { GameKind($0) } { gesture(type: type, message: message, kind: kind, what) }
         case .create(let kind, let options):
             create(kind: kind, options: options, what)
         case .join(let game, _, let since, _), .watch(let game, let since, _):
@@ -66,7 +66,7 @@ func roundTrips(_ text: String, _ what: @autoclosure () -> String) {
 func gesture(type: String, message: JSON, kind: GameKind, _ what: @autoclosure () -> String) {
     let parsed: ParsedGesture
     do {
-        parsed = try Gesture.parse(type: type, message: message, kind: kind)
+        parsed = try GameCatalog.standard.parse(type: type, message: message, kind: kind)
     } catch {
         require([.badRequest, .unknownType].contains(error.code), "\(what()): \(kind) refused with \(error.code)")
         return
@@ -76,10 +76,10 @@ func gesture(type: String, message: JSON, kind: GameKind, _ what: @autoclosure (
     roundTrips(parsed.stored.encoded, what())
     do {
         // What storage keeps reads back as the same command (a game is rebuilt from it).
-        let again = try Gesture.parse(type: type, message: JSONText.parse(parsed.stored.encoded), kind: kind)
+        let again = try GameCatalog.standard.parseStored(type: type, message: JSONText.parse(parsed.stored.encoded), kind: kind)
         require(again.command == parsed.command, "\(what()): \(parsed.stored.encoded) reads back as another command")
         // The cause, which drops secrets (a seed, a deck), reads back too.
-        _ = try Gesture.parse(type: type, message: parsed.cause, kind: kind)
+        _ = try GameCatalog.standard.parse(type: type, message: parsed.cause, kind: kind)
     } catch {
         require(false, "\(what()): the stored form or cause of a \(kind) \(type) does not read back: \(error)")
     }
@@ -90,7 +90,7 @@ func create(kind: GameKind, options: JSON, _ what: @autoclosure () -> String) {
     let game: AnyGame
     let stored: JSON
     do {
-        (game, stored) = try AnyGame.create(kind: kind, options: options, time: 0, random: &random)
+        (game, stored) = try GameCatalog.standard.create(kind: kind, options: options, time: 0, random: &random)
     } catch {
         require(error.code == .badRequest, "\(what()): create refused with \(error.code)")
         return
@@ -98,7 +98,7 @@ func create(kind: GameKind, options: JSON, _ what: @autoclosure () -> String) {
     let text = stored.encoded
     roundTrips(text, what())
     do {
-        let restored = try AnyGame.restore(kind: kind, options: JSONText.parse(text), time: 0)
+        let restored = try GameCatalog.standard.restore(kind: kind, options: JSONText.parse(text), time: 0)
         require(restored.publicState() == game.publicState(), "\(what()): the game stored as \(text) restores otherwise")
     } catch {
         require(false, "\(what()): a created game's stored options \(text) do not restore: \(error)")

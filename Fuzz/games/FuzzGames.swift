@@ -408,7 +408,7 @@ enum RaceRun {
     }
 
     /// Every view of the race: the spectators', then one per seat.
-    static func views(of race: Race) -> [RaceViewer] { [.spectator] + race.seats.map { .seat($0) } }
+    static func views(of race: Race) -> [Viewer] { [.spectator] + race.seats.map { .seat($0) } }
 
     /// Applies one command and checks every view; returns each view's client copy after it.
     static func apply(_ command: RaceCommand, by seat: String, to race: inout Race, before: [Replica], time: Double,
@@ -455,7 +455,7 @@ enum RaceRun {
     /// A spectator sees the full state; a seat its own table as it is and each rival table
     /// with the same shape, numbers and foundations but `??` for every card of its stock,
     /// waste and tableau; no op of a seat's diff carries a card into a rival's hidden piles.
-    static func checkMasked(_ race: Race, full: JSON? = nil, view: JSON? = nil, for viewer: RaceViewer, diff: Diff,
+    static func checkMasked(_ race: Race, full: JSON? = nil, view: JSON? = nil, for viewer: Viewer, diff: Diff,
                             _ what: @autoclosure () -> String) {
         let full = full ?? race.publicState
         let view = view ?? race.publicState(for: viewer)

@@ -29,15 +29,15 @@ final class World {
 
     init() {
         let random = SeededRandom()
-        hub = Hub(config: Hub.Config(), random: { random.next() })
+        hub = Hub(config: Hub.Config(games: .standard), random: { random.next() })
         let connection = ConnectionID(1)
         _ = hub.handle(.opened(connection, .unknown, query: [:]), at: now)
-        for kind in GameKind.allCases {
-            let actions = hub.handle(.frame(connection, Array(#"{"type":"create","kind":"\#(kind.rawValue)"}"#.utf8)), at: now)
+        for kind in GameCatalog.standard.kinds {
+            let actions = hub.handle(.frame(connection, Array(#"{"type":"create","kind":"\#(kind)"}"#.utf8)), at: now)
             for case .store(_, let ticket) in actions { _ = hub.handle(.committed(upTo: ticket, refused: [:]), at: now) }
         }
         games = hub.rooms.all.map(\.id).sorted()
-        precondition(games.count == GameKind.allCases.count, "the fuzz hub did not create its games")
+        precondition(games.count == GameCatalog.standard.kinds.count, "the fuzz hub did not create its games")
     }
 }
 
@@ -107,7 +107,7 @@ func checkRequestLine(_ bytes: [UInt8]) {
 }
 
 func checkLobbyQuery(_ query: String?) {
-    switch LobbyQuery.parse(query) {
+    switch LobbyQuery.parse(query, games: .standard) {
     case .success(let parsed):
         require((1...Lobby.maxLimit).contains(parsed.limit), "\(query ?? "nil"): limit \(parsed.limit)")
         require(parsed.status.map(LobbyQuery.statuses.contains) ?? true, "\(query ?? "nil"): status \(parsed.status ?? "")")

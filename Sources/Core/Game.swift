@@ -28,13 +28,12 @@ public struct GameEvent: Sendable, Equatable {
     }
 }
 
-/// The result of an accepted state-changing gesture.
-public struct MoveOutcome: Sendable, Equatable {
-    public var diff: Diff
-    public var events: [GameEvent]
+/// The result of an accepted gesture of a game that shows everyone the same state.
+public typealias MoveOutcome = GameOutcome
 
-    public init(diff: Diff, events: [GameEvent] = []) {
-        self.diff = diff
-        self.events = events
-    }
+extension GameOutcome {
+    public init(diff: Diff, events: [GameEvent] = []) { self.init(diff, events: events) }
+
+    /// The diff every viewer sees (the spectators').
+    public var diff: Diff { fullDiff }
 }

@@ -5,6 +5,10 @@ public struct GameError: Error, Sendable, Equatable, CustomStringConvertible {
         case badRequest = "bad-request"
         /// Well-formed, but against the rules or with nothing to do.
         case illegalMove = "illegal-move"
+        /// A message type this game does not have (`hint` in a game with no hints).
+        case unknownType = "unknown-type"
+        /// Not for this member: a hint that would play for a player, a spectator's move.
+        case forbidden = "forbidden"
     }
 
     public var code: Code

@@ -5,7 +5,7 @@
 public struct KlondikePositionKey: Hashable, Sendable {
     /// The draw, then for each of the thirteen piles its size, its face-down count and its
     /// cards' deck indices, bottom first.
-    private let bytes: [UInt8]
+    let bytes: [UInt8]
 
     init(_ game: Klondike) {
         var bytes: [UInt8] = [UInt8(game.draw)]

@@ -95,7 +95,7 @@ public struct Race: Sendable, Equatable {
     }
 
     /// The STATE one view is shown: a seated player sees rival tables masked (see `RaceView`).
-    public func publicState(for viewer: RaceViewer) -> JSON {
+    public func publicState(for viewer: Viewer) -> JSON {
         RaceView.state(publicState, for: viewer)
     }
 

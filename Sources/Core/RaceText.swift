@@ -10,7 +10,7 @@ extension Race {
     ///     p2  place 1
     ///     Klondike  draw 1  moves 76  score 625  won
     ///     ...
-    public func textBoard(for viewer: RaceViewer) -> [String] {
+    public func textBoard(for viewer: Viewer) -> [String] {
         var header = "Race  \(seats.count) seats  \(status)"
         if !finished.isEmpty { header += "  finished " + finished.joined(separator: " ") }
         var lines = [header]

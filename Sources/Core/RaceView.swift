@@ -1,16 +1,3 @@
-/// Who looks at a race: a spectator, or the player in a seat.
-public enum RaceViewer: Hashable, Sendable, CustomStringConvertible {
-    case spectator
-    case seat(String)
-
-    public var description: String {
-        switch self {
-        case .spectator: return "spectator"
-        case .seat(let seat): return seat
-        }
-    }
-}
-
 /// What each view of a race is shown. Every table holds the same cards in the same places,
 /// so a rival's table would show a seated player the cards their own table hides: a seat
 /// sees each rival table with its foundations as they are and every other card (stock,
@@ -27,7 +14,7 @@ public enum RaceView {
     static func tablePath(_ seat: String) -> String { "/tables/" + Pointer.escape(seat) }
 
     /// The full race STATE as `viewer` is shown it.
-    public static func state(_ full: JSON, for viewer: RaceViewer) -> JSON {
+    public static func state(_ full: JSON, for viewer: Viewer) -> JSON {
         guard case .seat(let own) = viewer, case .object(let pairs) = full else { return full }
         return .object(pairs.map { pair in
             pair.key == "tables" ? (key: pair.key, value: maskRivals(in: pair.value, own: own)) : pair
@@ -36,7 +23,7 @@ public enum RaceView {
 
     /// A full race diff as `viewer` is shown it. A seat not in the race sees every table
     /// masked: the view that shows least.
-    public static func diff(_ full: Diff, for viewer: RaceViewer) -> Diff {
+    public static func diff(_ full: Diff, for viewer: Viewer) -> Diff {
         guard case .seat(let own) = viewer else { return full }
         let ownToken = Pointer.escape(own)
         var ops: [PatchOp] = []
@@ -125,36 +112,15 @@ public enum RaceView {
     }
 }
 
-/// One diff of an accepted race command, with every view it goes to.
-public struct RaceViewDiff: Sendable, Equatable {
-    public var viewers: [RaceViewer]
-    public var diff: Diff
-
-    public init(viewers: [RaceViewer], diff: Diff) {
-        self.viewers = viewers
-        self.diff = diff
-    }
-}
-
 /// The result of an accepted race command: one diff per view, grouped so that views shown
 /// the same diff share it (a server encodes each group's diff once), and the events, which
 /// are the same for everyone.
-public struct RaceOutcome: Sendable, Equatable {
-    /// Every view of the race in exactly one group; the first group holds the spectators.
-    public var views: [RaceViewDiff]
-    public var events: [GameEvent]
+public typealias RaceOutcome = GameOutcome
 
-    public init(views: [RaceViewDiff], events: [GameEvent]) {
-        self.views = views
-        self.events = events
-    }
-
-    /// The diff that shows every table as it is (the spectators'): the one to store, since
-    /// `RaceView.diff(_:for:)` derives every other view from it.
-    public var fullDiff: Diff { views.first?.diff ?? Diff() }
+extension GameOutcome {
 
     /// The diff `viewer` is sent; nil for a seat the race does not have.
-    public func diff(for viewer: RaceViewer) -> Diff? {
+    public func diff(for viewer: Viewer) -> Diff? {
         views.first { $0.viewers.contains(viewer) }?.diff
     }
 
@@ -163,19 +129,19 @@ public struct RaceOutcome: Sendable, Equatable {
     /// full diff; the seats left untouched all see the same masked diff; only when several
     /// tables change (a reset) does each of those seats get a diff of its own.
     init(race: Race, full: Diff, touched: [Int], events: [GameEvent]) {
-        var fullViewers: [RaceViewer] = [.spectator]
-        var untouched: [RaceViewer] = []
-        var own: [RaceViewDiff] = []
+        var fullViewers: [Viewer] = [.spectator]
+        var untouched: [Viewer] = []
+        var own: [ViewDiff] = []
         for (index, seat) in race.seats.enumerated() {
             if touched.isEmpty || touched == [index] {
                 fullViewers.append(.seat(seat))
             } else if !touched.contains(index) {
                 untouched.append(.seat(seat))
             } else {
-                own.append(RaceViewDiff(viewers: [.seat(seat)], diff: RaceView.diff(full, for: .seat(seat))))
+                own.append(ViewDiff(viewers: [.seat(seat)], diff: RaceView.diff(full, for: .seat(seat))))
             }
         }
-        var views: [RaceViewDiff] = []
+        var views: [ViewDiff] = []
         if let first = untouched.first {
             let masked = RaceView.diff(full, for: first)
             // A move that shows no rival a hidden card (e.g. a card to a foundation that
@@ -183,10 +149,10 @@ public struct RaceOutcome: Sendable, Equatable {
             if masked == full {
                 fullViewers += untouched
             } else {
-                views.append(RaceViewDiff(viewers: untouched, diff: masked))
+                views.append(ViewDiff(viewers: untouched, diff: masked))
             }
         }
-        self.views = [RaceViewDiff(viewers: fullViewers, diff: full)] + views + own
+        self.views = [ViewDiff(viewers: fullViewers, diff: full)] + views + own
         self.events = events
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Core
 import Realtime
 
 struct Server: ParsableCommand {
@@ -112,7 +113,8 @@ struct Server: ParsableCommand {
         let logger = Logger(label: "boardcast")
         let server: BoardcastServer
         do {
-            var options = ServerOptions(host: host, port: port, data: data, web: web, pingInterval: pingInterval)
+            var options = ServerOptions(host: host, port: port, data: data, web: web, pingInterval: pingInterval,
+                                        games: .standard)
             options.idleSeconds = idle
             options.reusePort = reusePort
             options.redis = redis

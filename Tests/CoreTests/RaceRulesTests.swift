@@ -45,7 +45,7 @@ import Testing
         // The server issues start; whoever it names as sender does not matter.
         let accepted = race.expectAccepted(.start, by: "server", time: 12)
         let outcome = try #require(accepted)
-        #expect(outcome.views == [RaceViewDiff(viewers: race.viewers, diff: Diff([.replace(path: "/status", value: "playing")]))])
+        #expect(outcome.views == [ViewDiff(viewers: race.viewers, diff: Diff([.replace(path: "/status", value: "playing")]))])
         #expect(outcome.events == [GameEvent(name: "start")])
         #expect(race.status == "playing" && race.startTime == 12)
         race.expectRefused(.start, rule: "race-started")

@@ -5,7 +5,7 @@ import Testing
 /// Golden cases for the message parser: every client message, the shorthand, and every envelope error.
 @Suite struct ClientMessageParserTests {
     private func parse(_ text: String) -> ClientMessageParser.Parsed {
-        ClientMessageParser.parse(Array(text.utf8))
+        ClientMessageParser.parse(Array(text.utf8), games: .standard)
     }
 
     private func command(_ text: String) -> ClientCommand? {
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func gesturesWaitForTheirGameKind() {
-        for type in ["tap", "double-tap", "drag", "reset", "undo", "add", "color", "alpha"] {
+        for type in ["tap", "double-tap", "drag", "reset", "undo", "add", "color", "alpha", "resign"] {
             guard case .gesture(let parsedType, _)? = command(#"{"type":"\#(type)"}"#) else {
                 Issue.record("\(type) is not a gesture")
                 continue
@@ -85,7 +85,7 @@ import Testing
             return
         }
         #expect(request.id == "h")
-        #expect(throws: ProtocolError.self) { try KlondikeOptionFields(options) }
+        #expect(throws: GameError.self) { try KlondikeOptionFields(options) }
     }
 
     @Test func shorthandBecomesTheSameMessages() {
@@ -128,7 +128,7 @@ import Testing
         let message = try! JSONText.parse(text)
         let type = message["type"]!.stringValue!
         do {
-            return .success(try Gesture.parse(type: type, message: message, kind: kind))
+            return .success(try GameCatalog.standard.parse(type: type, message: message, kind: kind))
         } catch {
             return .failure(error)
         }
@@ -180,29 +180,31 @@ import Testing
 
     @Test func notJoinedCommandsAreStillCheckedForShape() {
         #expect(throws: ProtocolError.self) {
-            try Gesture.alpha.validateForAnyKind(.object(["type": "alpha", "step": 5]))
+            try GameCatalog.standard.validateForAnyKind(type: "alpha", message: .object(["type": "alpha", "step": 5]))
         }
         #expect(throws: Never.self) {
-            try Gesture.tap.validateForAnyKind(.object(["type": "tap", "target": "/stock"]))
+            try GameCatalog.standard.validateForAnyKind(type: "tap", message: .object(["type": "tap", "target": "/stock"]))
         }
     }
 
-    @Test func everyGestureHasAShorthandThatReadsBackForItsKinds() throws {
-        let lines: [Gesture: [String]] = [
-            .tap: ["tap stock", "tap 10 20"], .doubleTap: ["double-tap waste", "double-tap 5 5"],
-            .drag: ["drag tableau/0 foundations/1", "drag 1 2 3 4"], .reset: ["reset", "reset draw=3 seed=4"],
-            .undo: ["undo"], .add: ["add x=1 y=2"], .color: ["color", "color #102030"], .alpha: ["alpha +1"],
+    @Test func everyGameCommandHasAShorthandThatReadsBackForItsKinds() throws {
+        let lines: [String: [String]] = [
+            "tap": ["tap stock", "tap 10 20", "tap 3", "tap columns/3"], "double-tap": ["double-tap waste", "double-tap 5 5"],
+            "drag": ["drag tableau/0 foundations/1", "drag 1 2 3 4"], "reset": ["reset", "reset draw=3 seed=4"],
+            "undo": ["undo"], "add": ["add x=1 y=2"], "color": ["color", "color #102030"], "alpha": ["alpha +1"],
+            "resign": ["resign"],
         ]
-        for gesture in Gesture.allCases {
-            let forms = try #require(lines[gesture], "no shorthand example for \(gesture)")
+        let catalog = GameCatalog.standard
+        for type in Set(catalog.games.flatMap { $0.commandTypes }) {
+            let forms = try #require(lines[type], "no shorthand example for \(type)")
             for line in forms {
-                guard case .request(let request) = ClientMessageParser.parse(Array(line.utf8)),
-                      case .gesture(let type, let message) = request.command else {
+                guard case .request(let request) = ClientMessageParser.parse(Array(line.utf8), games: .standard),
+                      case .gesture(let parsedType, let message) = request.command, parsedType == type else {
                     Issue.record("\(line) did not parse")
                     continue
                 }
-                #expect(type == gesture.rawValue)
-                #expect(gesture.kinds.contains { (try? gesture.read(message, kind: $0)) != nil }, "\(line)")
+                #expect(catalog.kinds.contains { (try? catalog.parse(type: type, message: message, kind: GameKind($0))) != nil },
+                        "\(line)")
             }
         }
     }

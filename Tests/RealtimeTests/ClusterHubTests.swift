@@ -18,7 +18,7 @@ final class ClusterHarness {
         init(name: String, code: String) {
             self.name = name
             let random = LockedRandom(seed: UInt64(name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
-            hub = Hub(random: { random.next() }, cluster: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
+            hub = Hub(config: Hub.Config(games: .standard), random: { random.next() }, cluster: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
         }
     }
 
@@ -137,7 +137,7 @@ final class ClusterHarness {
             try! node.store.write(batch)
             node.lastTicket = ticket
         case .read(.load(let game)):
-            let loaded = GameLoader.load(game, from: node.store, windowSize: 128, asOf: now.unixTime)
+            let loaded = GameLoader.load(game, from: node.store, games: .standard, windowSize: 128, asOf: now.unixTime)
             carryOut(hub(node, .read(.loaded(game: game, loaded))), on: node)
         case .cluster(let cluster):
             switch cluster {

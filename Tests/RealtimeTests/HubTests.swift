@@ -60,7 +60,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 
     @Test func anIdOlderThanTheWindowIsAnsweredFromStorage() {
-        var config = Hub.Config()
+        var config = Hub.Config(games: .standard)
         config.windowSize = 4
         let h = HubHarness(config: config)
         h.open(1)
@@ -148,7 +148,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 
     @Test func aSinceOlderThanTheWindowIsReadFromStorageInPagesInOrder() {
-        var config = Hub.Config()
+        var config = Hub.Config(games: .standard)
         config.windowSize = 5
         config.historyPageSize = 3
         let h = HubHarness(config: config)
@@ -347,7 +347,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 /// Section 10: games rest in storage and come back on first use.
 @Suite struct RestingGameTests {
     private func config(idle: Double = 60) -> Hub.Config {
-        var config = Hub.Config()
+        var config = Hub.Config(games: .standard)
         config.idleSeconds = idle
         return config
     }
@@ -656,7 +656,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 
     @Test func thePoolIsToppedUpInTheBackgroundAndStored() throws {
-        var config = Hub.Config()
+        var config = Hub.Config(games: .standard)
         config.winnablePoolTarget = 4
         let h = HubHarness(config: config)
         h.tick()

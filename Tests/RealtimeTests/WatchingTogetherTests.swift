@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test func aDelayedGameComesBackFromStorageWithItsSpectatorsBehind() throws {
-        var config = Hub.Config()
+        var config = Hub.Config(games: .standard)
         config.idleSeconds = 5
         let h = HubHarness(config: config)
         let game = delayedGame(h, delay: 20)
@@ -347,7 +347,7 @@ import Testing
     }
 
     @Test func withNothingStoredAReplayStillShowsItsChat() throws {
-        var config = Hub.Config()
+        var config = Hub.Config(games: .standard)
         config.durable = false
         config.windowSize = Int.max
         let h = HubHarness(config: config)

@@ -7,7 +7,8 @@
  * protocol messages. It never changes the state itself: the server does.
  */
 import { cardElement, paintCard, isFaceUp } from "./cards.js";
-import { el, svg } from "./ui.js";
+import { el, svg, confirmDialog } from "./ui.js";
+import { TablePlay } from "./tableplay.js";
 
 export const CARD_RATIO = 1.27;
 const DOUBLE_TAP_MS = 420;
@@ -597,3 +598,81 @@ export class KlondikeView {
     this.table.remove();
   }
 }
+
+// ---- the game: what the page does around the table ---------------------------
+
+/** A Klondike game being played or watched (PROTOCOL section 5). */
+export class KlondikePlay extends TablePlay {
+  /** @param {import("./games.js").Shell} shell @param {KlondikeView} board */
+  constructor(shell, board) {
+    super(shell, board, { hintsForAll: true, newLabel: "New deal", lostAdvice: "Undo, or start a new deal.", noMove: "No useful move left: try a new deal" });
+  }
+
+  get ownTable() {
+    return this.shell.session.state;
+  }
+
+  /** @param {any} s */
+  stats(s) {
+    // Undo stops at a win (the server would refuse it).
+    if (this.undoButton) this.undoButton.disabled = s.status === "won" || s.moves === 0;
+    const stat = this.shell.stat;
+    return [stat("Moves", s.moves, "moves"), stat("Score", s.score, "score"),
+      el(`span.badge.status.${s.status}`, {}, s.status === "won" ? "Won" : "Playing")];
+  }
+
+  /** @param {import("./session.js").StateChange} change */
+  changed(change) {
+    const s = change.state, overlay = this.shell.overlay;
+    if (s.status === "won" && change.via === "snapshot" && overlay.hidden) {
+      // A late joiner: the won event was before our time; show what the state says.
+      this.showWon({ moves: s.moves, score: s.score });
+    } else if (s.status !== "won" && !overlay.hidden) {
+      this.shell.hideWon();
+    }
+    super.changed(change);
+  }
+
+  /** @param {any} e */
+  event(e) {
+    if (e.event === "won") this.showWon(e);
+    else if (e.event === "reset") { this.shell.hideWon(); this.showLost(false); }
+  }
+
+  /** @param {{moves?: number, score?: number, seconds?: number}} info */
+  showWon(info) {
+    const s = this.shell;
+    const actions = [];
+    if (s.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => s.newDeal(false) }, "New deal"));
+    actions.push(s.replayButton());
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => s.hideWon() }, "Look at the table"));
+    s.showOverlay("won", s.isPlayer ? "You won!" : "Game won!", [s.figures(info)], actions);
+  }
+
+  /** @param {boolean} fromShake */
+  async newGame(fromShake) {
+    if (document.querySelector("dialog[open]")) return;
+    const s = this.shell.session.state;
+    const inProgress = s && s.status === "playing" && s.moves > 0;
+    if (inProgress && !(await confirmDialog("New deal?", fromShake ? "You shook the phone. Start a new deal? This one will be lost." : "Start a new deal? This one will be lost.", "New deal"))) return;
+    this.shell.command({ type: "reset" }).catch(() => {});
+  }
+}
+
+/** @type {import("./games.js").GameKind} */
+export const klondikeGame = {
+  kind: "klondike",
+  name: "Klondike",
+  noun: "game",
+  icon: "cards",
+  seats: false,
+  playersReadSpectatorsAfter: true,
+  title: (state) => ({ name: state ? `Klondike \u00b7 Draw ${state.draw}` : "Klondike" }),
+  board: (host, options) => new KlondikeView(host, { interactive: options.interactive, send: options.send }),
+  play: (shell, board) => new KlondikePlay(shell, board),
+  replayStart: "The deal",
+  tiles: (lobby) => [
+    lobby.button("Klondike", "Draw 1", "klondike", () => lobby.withWinnable({ draw: 1 }), "draw1"),
+    lobby.button("Klondike", "Draw 3", "klondike", () => lobby.withWinnable({ draw: 3 }), "draw3"),
+  ],
+};

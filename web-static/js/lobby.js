@@ -1,8 +1,12 @@
 // @ts-check
-/** The lobby: start a game or a race, and every live game kept current with `list follow`. */
+/**
+ * The lobby: a tile per way to start a game (each kind's, from the registry),
+ * and every live game kept current with `list follow`.
+ */
 import { el, icon, timeAgo, plural, toast } from "./ui.js";
 import { knownTokens, routeHash, routeFromText } from "./routes.js";
 import { delayOf, formatDelay } from "./chat.js";
+import { GAMES, gameKind } from "./games.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
 
@@ -15,6 +19,7 @@ const STATUS = {
   won: { label: "Won", cls: "won" },
   waiting: { label: "Waiting for players", cls: "waiting" },
   finished: { label: "Finished", cls: "won" },
+  drawn: { label: "Drawn", cls: "won" },
 };
 
 export class LobbyView {
@@ -28,31 +33,21 @@ export class LobbyView {
     this.create = create;
     /** @type {any[] | null} */
     this.games = null;
-    /** What the next game is created with; the form controls only change it. */
-    this.choices = { winnable: false, seats: 2, raceDraw: 1, delay: 0 };
+    /** What the next game is created with; the form controls only change it (each kind's tiles add their own). */
+    this.choices = { winnable: false, delay: 0 };
     this.list = el("div.game-list", { "aria-live": "polite", "aria-busy": "true" }, el("p.muted.loading", {}, "Loading games\u2026"));
-    const createButton = (/** @type {string} */ label, /** @type {string} */ sub, /** @type {string} */ kind, /** @type {() => any} */ options, /** @type {string} */ cls) =>
-      el(`button.create-tile.tile-${cls}`, { type: "button", dataset: { create: cls }, onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options()) },
-        el("span.tile-art", { "aria-hidden": "true" }, icon(kind === "plane" ? "plane" : "cards")),
-        el("span.tile-text", {}, el("strong", {}, label), el("span", {}, sub)));
-    const seats = /** @type {HTMLSelectElement} */ (el("select#race-seats.race-seats", { "aria-label": "Seats" },
-      ...[2, 3, 4, 5, 6, 7, 8].map((n) => el("option", { value: String(n), selected: n === this.choices.seats }, `${n} seats`))));
-    seats.addEventListener("change", () => { this.choices.seats = Number(seats.value); });
-    const draw = /** @type {HTMLSelectElement} */ (el("select#race-draw.race-draw", { "aria-label": "Cards drawn from the stock" },
-      el("option", { value: "1", selected: true }, "Draw 1"), el("option", { value: "3" }, "Draw 3")));
-    draw.addEventListener("change", () => { this.choices.raceDraw = Number(draw.value); });
-    const raceButton = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-race", { type: "submit", "aria-label": "Start a race" }, "Start"));
-    const raceTile = el("form.create-tile.tile-race", {
-      dataset: { create: "race" },
-      "aria-label": "Race",
-      onsubmit: (/** @type {Event} */ e) => {
-        e.preventDefault();
-        this.start(raceButton, "race", this.withWinnable({ seats: this.choices.seats, draw: this.choices.raceDraw }));
-      },
-    },
-      el("span.tile-art", { "aria-hidden": "true" }, icon("race")),
-      el("span.tile-text", {}, el("strong", {}, "Race"), el("span", {}, "Same deal, one table each")),
-      el("span.race-controls", {}, seats, draw, raceButton));
+    /** @type {import("./games.js").LobbyContext} */
+    const lobby = {
+      choices: this.choices,
+      start: (button, kind, options) => this.start(button, kind, options),
+      withWinnable: (options) => this.withWinnable(options),
+      withDelay: (options) => this.withDelay(options),
+      button: (label, sub, kind, options, cls) =>
+        el(`button.create-tile.tile-${cls}`, { type: "button", dataset: { create: cls }, onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options()) },
+          el("span.tile-art", { "aria-hidden": "true" }, icon(gameKind(kind)?.icon ?? "cards")),
+          el("span.tile-text", {}, el("strong", {}, label), el("span", {}, sub))),
+    };
+    const tiles = GAMES.flatMap((g) => g.tiles?.(lobby) ?? []);
     const winnable = /** @type {HTMLInputElement} */ (el("input#winnable-deals", { type: "checkbox" }));
     winnable.addEventListener("change", () => { this.choices.winnable = winnable.checked; });
     const winnableChoice = el("label.winnable-choice", { for: "winnable-deals" }, winnable,
@@ -73,11 +68,7 @@ export class LobbyView {
     }, linkInput, el("button.btn", { type: "submit" }, "Open"));
     this.root = el("section.lobby", { "aria-labelledby": "lobby-title" },
       el("h1#lobby-title.visually-hidden", {}, "Lobby"),
-      el("div.create-row", {},
-        createButton("Klondike", "Draw 1", "klondike", () => this.withWinnable({ draw: 1 }), "draw1"),
-        createButton("Klondike", "Draw 3", "klondike", () => this.withWinnable({ draw: 3 }), "draw3"),
-        raceTile,
-        createButton("Plane", "Shared rectangles", "plane", () => this.withDelay({}), "plane")),
+      el("div.create-row", {}, ...tiles),
       el("div.create-options", {}, winnableChoice, delayChoice),
       el("div.list-head", {}, el("h2", {}, "Live games"), openForm),
       this.list);
@@ -93,7 +84,7 @@ export class LobbyView {
     this.conn.request({ type: "list", follow: on }).catch(() => {});
   }
 
-  /** Klondike or race options, with `winnable` when that is chosen (PROTOCOL section 12). @param {any} options */
+  /** Options of a kind with a solver, with `winnable` when that is chosen (PROTOCOL section 12). @param {any} options */
   withWinnable(options) {
     return this.withDelay(this.choices.winnable ? { ...options, winnable: true } : options);
   }
@@ -135,16 +126,17 @@ export class LobbyView {
       const token = tokens[g.game];
       const link = (/** @type {string} */ label, /** @type {string} */ href, /** @type {string} */ cls) =>
         el(`a.btn.small.${cls}`, { href, dataset: { focusKey: `${cls}:${g.game}` } }, label);
-      const race = g.kind === "race";
-      const kind = g.kind === "plane" ? "Plane" : race ? `Race \u00b7 ${plural(Number(g.seats) || 0, "seat")}` : "Klondike";
+      const game = gameKind(g.kind);
+      const kind = game ? game.lobbyLabel?.(g) ?? game.name : String(g.kind);
+      const seated = !!game?.seats;
       const status = STATUS[g.status] ?? STATUS.playing;
       return el("article.game-row", { dataset: { game: g.game, kind: g.kind, status: g.status } },
-        el("span.row-art", { "aria-hidden": "true" }, icon(g.kind === "plane" ? "plane" : race ? "race" : "cards")),
+        el("span.row-art", { "aria-hidden": "true" }, icon(game?.icon ?? "cards")),
         el("div.row-main", {},
           el("div.row-title", {}, el("strong.row-kind", {}, kind), el("code.game-id", {}, g.game),
             el(`span.badge.${status.cls}`, {}, status.label)),
           el("div.row-meta", {},
-            el("span.players", {}, race ? `${g.players ?? 0} of ${g.seats ?? "?"} seated` : plural(g.players ?? 0, "player")),
+            el("span.players", {}, seated ? `${g.players ?? 0} of ${g.seats ?? game?.seatCount ?? "?"} seated` : plural(g.players ?? 0, "player")),
             el("span.spectators", {}, `${g.spectators ?? 0} watching`),
             el("span.moves", {}, plural(g.seq ?? 0, "move")),
             delayOf(g) ? el("span.delay", { title: "Spectators see this game this much later than its players" }, `${formatDelay(delayOf(g))} delay`) : null,

@@ -325,3 +325,39 @@ export class PlaneView {
     this.root.remove();
   }
 }
+
+// ---- the game: what the page does around the plane ---------------------------
+
+/** A plane being drawn on or watched: it has no end, no hints and no tools of its own. */
+class PlanePlay {
+  /** @param {import("./games.js").Shell} shell @param {PlaneView} board */
+  constructor(shell, board) {
+    this.shell = shell;
+    this.board = board;
+  }
+
+  /** @param {any} s */
+  stats(s) {
+    return [this.shell.stat("Rectangles", (s.order || []).length, "count")];
+  }
+
+  /** A shake: clear the plane (after asking). */
+  newGame() {
+    this.board.clear();
+  }
+}
+
+/** @type {import("./games.js").GameKind} */
+export const planeGame = {
+  kind: "plane",
+  name: "Plane",
+  noun: "plane",
+  icon: "plane",
+  seats: false,
+  playersReadSpectatorsAfter: false,
+  title: () => ({ name: "Plane" }),
+  board: (host, options) => new PlaneView(host, { interactive: options.interactive, send: options.send, you: options.you, readOnlyTitle: options.replay ? "Replay" : undefined }),
+  play: (shell, board) => new PlanePlay(shell, board),
+  replayStart: "An empty plane",
+  tiles: (lobby) => [lobby.button("Plane", "Shared rectangles", "plane", () => lobby.withDelay({}), "plane")],
+};

@@ -9,7 +9,8 @@
  * state itself.
  */
 import { KlondikeView } from "./klondike.js";
-import { el, playerColor, plural } from "./ui.js";
+import { TablePlay } from "./tableplay.js";
+import { el, icon, playerColor, plural, toast, formatDuration } from "./ui.js";
 
 // ---- the race as data ---------------------------------------------------
 
@@ -293,3 +294,171 @@ export class RaceView {
     this.root.remove();
   }
 }
+
+// ---- the game: what the page does around the tables ----------------------------
+
+/** A race being played or watched: its tools, the podium, and its events. */
+export class RacePlay extends TablePlay {
+  /** @param {import("./games.js").Shell} shell @param {RaceView} board */
+  constructor(shell, board) {
+    // A race's hints are for a seated player's own table.
+    super(shell, board, { hintsForAll: false, newLabel: "New race", lostAdvice: "Undo to go back.", noMove: "No useful move left" });
+    this.race = board;
+    board.setPlayers(shell.session.players);
+  }
+
+  /** The own table, for a seated player. */
+  get ownTable() {
+    const s = this.shell.session.state;
+    if (!s) return null;
+    const you = this.shell.session.you;
+    return this.shell.isPlayer && you ? s.tables?.[you] ?? null : null;
+  }
+
+  /** @param {any} s */
+  stats(s) {
+    const own = this.ownTable;
+    if (this.undoButton) this.undoButton.disabled = !own || s.status !== "playing" || own.status === "won" || own.moves === 0;
+    if (this.hintButton) this.hintButton.disabled = !own || own.status === "won";
+    const again = this.newButton;
+    if (again) {
+      again.disabled = s.status !== "finished";
+      again.title = s.status === "finished" ? "New race (N)" : "A new race can be dealt once every table is won";
+    }
+    const label = s.status === "waiting" ? "Waiting" : s.status === "finished" ? "Finished" : "Racing";
+    const done = (s.finished || []).length, seats = seatsOf(s).length;
+    const stat = this.shell.stat;
+    return [
+      ...(own ? [stat("Moves", own.moves, "moves"), stat("Score", own.score, "score")] : [stat("Finished", `${done}/${seats}`, "finished")]),
+      el(`span.badge.status.${s.status}`, {}, label)];
+  }
+
+  /** @param {import("./session.js").StateChange} change */
+  changed(change) {
+    const s = change.state, overlay = this.shell.overlay;
+    if (s.status === "finished" && change.via === "snapshot" && overlay.hidden) {
+      this.showPodium();
+    } else if (s.status !== "finished" && overlay.dataset.kind === "podium" && !overlay.hidden) {
+      this.shell.hideWon();
+    }
+    super.changed(change);
+  }
+
+  /** @param {number} players */
+  presence(players) {
+    this.race.setPlayers(players);
+  }
+
+  /** @param {any} e */
+  event(e) {
+    const shell = this.shell;
+    if (e.event === "start") {
+      toast("Every seat is taken: the race is on!");
+    } else if (e.event === "won") {
+      this.race.addWin(e);
+      // The finishing diff came first: the state already says whether the race is over.
+      if (shell.session.state?.status === "finished") this.showPodium();
+      else if (shell.isPlayer && e.by === shell.session.you) this.showFinish(e);
+      else toast(`${seatName(String(e.by))} finished ${ordinal(Number(e.place))}`);
+    } else if (e.event === "reset") {
+      this.race.clearWins();
+      shell.hideWon();
+      this.showLost(false);
+      toast("A new race is dealt");
+    }
+  }
+
+  /** This player's table is won while others play on. @param {any} e */
+  showFinish(e) {
+    const s = this.shell;
+    s.showOverlay("finish", `You finished ${ordinal(Number(e.place))}!`, [s.figures(e)], [
+      el("button.btn.primary.won-close", { type: "button", onclick: () => s.hideWon() }, "Watch the others"),
+      s.replayButton(),
+    ]);
+  }
+
+  /** Every table is won: the full podium. */
+  showPodium() {
+    const shell = this.shell;
+    const s = shell.session.state;
+    if (!s) return;
+    const places = podium(s, this.race.wins);
+    const you = shell.isPlayer ? shell.session.you : undefined;
+    const mine = places.find((p) => p.seat === you);
+    const list = el("ol.podium-list", {}, ...places.map((p) => {
+      const figures = [
+        p.moves !== undefined ? plural(p.moves, "move") : null,
+        p.score !== undefined ? plural(p.score, "point") : null,
+        typeof p.seconds === "number" ? formatDuration(p.seconds) : null,
+      ].filter(Boolean).join(" \u00b7 ");
+      return el("li", { dataset: { seat: p.seat, place: String(p.place) }, class: p.seat === you ? "you" : undefined },
+        el("span.podium-place", {}, ordinal(p.place)),
+        el("span.podium-seat", {}, p.seat === you ? `You (${seatName(p.seat)})` : seatName(p.seat)),
+        el("span.podium-figures", {}, figures));
+    }));
+    const actions = [];
+    if (shell.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => shell.newDeal(false) }, "New race"));
+    actions.push(shell.replayButton());
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => shell.hideWon() }, "Look at the tables"));
+    shell.showOverlay("podium", "Race finished", [mine ? el("p.won-sub", {}, `You finished ${ordinal(mine.place)}`) : null, list], actions);
+  }
+
+  /** @param {boolean} fromShake */
+  newGame(fromShake) {
+    // Nothing is lost by then: every table is won.
+    const s = this.shell.session.state;
+    if (s && s.status === "finished") this.shell.command({ type: "reset" }).catch(() => {});
+    else if (!fromShake) toast("A new race can be dealt once every table is won");
+  }
+}
+
+/**
+ * The lobby's race tile: seats and draw, then Start.
+ * @param {import("./games.js").LobbyContext} lobby
+ */
+function raceTile(lobby) {
+  const choices = lobby.choices;
+  choices.seats ??= 2;
+  choices.raceDraw ??= 1;
+  const seats = /** @type {HTMLSelectElement} */ (el("select#race-seats.race-seats", { "aria-label": "Seats" },
+    ...[2, 3, 4, 5, 6, 7, 8].map((n) => el("option", { value: String(n), selected: n === choices.seats }, `${n} seats`))));
+  seats.addEventListener("change", () => { choices.seats = Number(seats.value); });
+  const draw = /** @type {HTMLSelectElement} */ (el("select#race-draw.race-draw", { "aria-label": "Cards drawn from the stock" },
+    el("option", { value: "1", selected: true }, "Draw 1"), el("option", { value: "3" }, "Draw 3")));
+  draw.addEventListener("change", () => { choices.raceDraw = Number(draw.value); });
+  const raceButton = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-race", { type: "submit", "aria-label": "Start a race" }, "Start"));
+  return el("form.create-tile.tile-race", {
+    dataset: { create: "race" },
+    "aria-label": "Race",
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      lobby.start(raceButton, "race", lobby.withWinnable({ seats: choices.seats, draw: choices.raceDraw }));
+    },
+  },
+    el("span.tile-art", { "aria-hidden": "true" }, icon("race")),
+    el("span.tile-text", {}, el("strong", {}, "Race"), el("span", {}, "Same deal, one table each")),
+    el("span.race-controls", {}, seats, draw, raceButton));
+}
+
+/** @type {import("./games.js").GameKind} */
+export const raceGame = {
+  kind: "race",
+  name: "Race",
+  noun: "race",
+  icon: "race",
+  seats: true,
+  playersReadSpectatorsAfter: true,
+  title(state) {
+    // A race's details go in a part of the title a phone may leave out.
+    if (!state) return { name: "Race" };
+    const seats = seatsOf(state);
+    const draw = state.tables?.[seats[0]]?.draw;
+    return { name: "Race", detail: ` \u00b7 ${plural(seats.length, "seat")}${draw ? ` \u00b7 Draw ${draw}` : ""}` };
+  },
+  board: (host, options) => new RaceView(host, { interactive: options.interactive, send: options.send, you: options.you }),
+  play: (shell, board) => new RacePlay(shell, board),
+  replayStart: "The deal",
+  describe: (cause) => (cause?.type === "start" ? "The race starts" : null),
+  tiles: (lobby) => [raceTile(lobby)],
+  lobbyLabel: (g) => `Race \u00b7 ${plural(Number(g.seats) || 0, "seat")}`,
+};

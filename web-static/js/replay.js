@@ -5,9 +5,7 @@
  * Step, play/pause, speed, and live diffs keep extending the end. The chat shows
  * the lines said up to the position shown.
  */
-import { KlondikeView } from "./klondike.js";
-import { PlaneView } from "./plane.js";
-import { RaceView } from "./race.js";
+import { gameKind } from "./games.js";
 import { Timeline, describeCause } from "./timeline.js";
 import { el, icon } from "./ui.js";
 import { ChatPanel } from "./chatpanel.js";
@@ -42,8 +40,10 @@ export class ReplayView {
     this.timer = 0;
     this.loading = true;
     this.closed = false;
-    /** @type {KlondikeView | PlaneView | RaceView | null} */
+    /** @type {import("./games.js").Board | null} drawn as the game's kind says */
     this.board = null;
+    /** @type {import("./games.js").GameKind | null} */
+    this.gameKind = null;
     /** @type {import("./chat.js").ChatLine[]} every line so far, each with the seq it was said at */
     this.chatLines = [];
     /** the seq of the last snapshot or diff received: a chat line that follows was said there */
@@ -116,10 +116,9 @@ export class ReplayView {
   handle(m) {
     if (this.closed || m.game !== this.game) return;
     if (m.type === "joined") {
-      this.kind = m.kind;
-      this.title.replaceChildren(document.createTextNode(m.kind === "plane" ? "Plane" : m.kind === "race" ? "Race" : "Klondike"), el("code.game-id", {}, this.game));
-      document.title = `Replay ${this.game} \u00b7 Boardcast`;
+      this.setKind(m.kind);
     } else if (m.type === "snapshot") {
+      if (m.kind && !this.kind) this.setKind(m.kind);
       this.snapshot = m;
       this.lastSeen = m.seq;
     } else if (m.type === "chat") {
@@ -143,6 +142,15 @@ export class ReplayView {
     }
   }
 
+  /** The kind of game, from `joined` (or `snapshot`): it says how to draw it. @param {string} kind */
+  setKind(kind) {
+    this.kind = kind;
+    this.gameKind = gameKind(kind);
+    this.root.dataset.kind = kind;
+    this.title.replaceChildren(document.createTextNode(this.gameKind ? this.gameKind.name : String(kind)), el("code.game-id", {}, this.game));
+    document.title = `Replay ${this.game} \u00b7 Boardcast`;
+  }
+
   /** The first answer is complete: find the state the diffs start from. */
   loaded() {
     if (this.closed || this.timeline) return;
@@ -159,17 +167,18 @@ export class ReplayView {
 
   /** @param {any} base @param {number} baseSeq @param {any[]} diffs */
   begin(base, baseSeq, diffs) {
+    const game = this.gameKind;
+    if (!game) {
+      this.buffered = [];
+      this.fail({ code: "error", message: this.kind ? `this page does not know games of kind \u201c${this.kind}\u201d` : "the server did not say what kind of game this is" });
+      return;
+    }
     this.timeline = new Timeline(base, baseSeq);
     for (const d of diffs) this.timeline.push(d);
     this.buffered = [];
     this.loading = false;
-    const kind = this.kind || (base && "rectangles" in base ? "plane" : base && "tables" in base ? "race" : "klondike");
     const send = () => Promise.reject(new Error("replay"));
-    this.board = kind === "plane"
-      ? new PlaneView(this.boardHost, { interactive: false, send, you: () => undefined, readOnlyTitle: "Replay" })
-      : kind === "race"
-        ? new RaceView(this.boardHost, { interactive: false, send, you: () => undefined })
-        : new KlondikeView(this.boardHost, { interactive: false, send });
+    this.board = game.board(this.boardHost, { interactive: false, send, you: () => undefined, replay: true });
     this.position = baseSeq;
     this.board.setState(this.timeline.stateAt(baseSeq), false);
     this.updateControls();
@@ -254,9 +263,10 @@ export class ReplayView {
     this.root.dataset.position = String(pos);
     this.paintChat();
     if (!t) return;
-    let text = pos === base ? (base === 0 ? "The deal" : `Start of the history (move ${base})`) : describeCause(t.diffAt(pos)?.cause);
-    if (pos === base && this.kind === "plane" && base === 0) text = "An empty plane";
-    this.caption.textContent = text;
+    const cause = pos === base ? null : t.diffAt(pos)?.cause;
+    this.caption.textContent = pos === base
+      ? (base === 0 ? this.gameKind?.replayStart ?? "The start" : `Start of the history (move ${base})`)
+      : this.gameKind?.describe?.(cause) ?? describeCause(cause);
   }
 
   /** The lines said up to the position shown (they come in the order of their seq). */

@@ -107,8 +107,8 @@ export function forgetToken(game) {
 const SEATS_KEY = "boardcast.seats";
 
 /**
- * The race seat this tab last held in a game, so a reload sits down at the
- * same table. Per tab (sessionStorage): another tab with the same play link is
+ * The seat this tab last held in a game with seats (a race, four in a row), so
+ * a reload sits down at the same seat. Per tab (sessionStorage): another tab with the same play link is
  * another player and takes a free seat.
  * @param {string} game
  * @returns {string | undefined}

@@ -6,6 +6,7 @@
  */
 import { applyPatch, PatchError } from "./patch.js";
 import { ChatLog, chatLine, delayOf } from "./chat.js";
+import { hasSeats } from "./games.js";
 
 /** How often a seated player asks again for a seat its own dropped connection still holds. */
 const SEAT_RETRIES = 30;
@@ -39,14 +40,14 @@ export class GameSession {
    * @param {Connection} conn
    * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, seat?: string}} options
    *   adopt: the server is already joining us (after `create`); do not send join.
-   *   seat: the race seat to ask for on the first join (the one this tab held before a reload)
+   *   seat: the seat to ask for on the first join (the one this tab held before a reload), in a kind with seats
    */
   constructor(conn, options) {
     this.conn = conn;
     this.game = options.game;
     this.token = options.token;
     this.role = options.role;
-    /** @type {string | undefined} a remembered race seat, asked for until we hold one */
+    /** @type {string | undefined} a remembered seat, asked for until we hold one */
     this.seat = options.seat;
     this.seatRetries = 0;
     this.seatTimer = 0;
@@ -92,14 +93,14 @@ export class GameSession {
   }
 
   /**
-   * The race seat a join asks for: the one this page holds (a join without it
-   * would take the first free seat, which may be another player's table), else
-   * the one remembered from before a reload.
+   * The seat a join asks for, in a kind with seats: the one this page holds (a
+   * join without it would take the first free seat, which may be another
+   * player's), else the one remembered from before a reload.
    * @returns {string | undefined}
    */
   seatToAsk() {
     if (this.role !== "player" || !this.token) return undefined;
-    if (this.kind === "race" && this.you) return this.you;
+    if (hasSeats(this.kind) && this.you) return this.you;
     return this.seat;
   }
 
@@ -133,8 +134,8 @@ export class GameSession {
    * @param {string} seat @param {boolean} fresh @param {any} error
    */
   seatRefused(seat, fresh, error) {
-    if (this.kind === "race" && this.you === seat) {
-      // Our own table: most likely held by our previous connection, which the
+    if (hasSeats(this.kind) && this.you === seat) {
+      // Our own seat: most likely held by our previous connection, which the
       // server has not seen drop yet (it does within two ping intervals).
       if (this.seatRetries++ < SEAT_RETRIES) {
         this.emit("seat", { seat, held: true, attempt: this.seatRetries });

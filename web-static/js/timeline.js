@@ -76,7 +76,7 @@ export function describeCause(cause) {
     case "leave":
       return `${by}left`;
     case "start":
-      return "The race starts";
+      return "The game starts";
     default:
       return by + String(cause.type ?? "");
   }

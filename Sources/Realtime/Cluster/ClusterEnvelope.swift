@@ -53,7 +53,7 @@ enum ClusterEnvelope: Sendable, Equatable {
     /// What a reply's frame is, as the owner's encoder typed it.
     enum ReplyKind: Sendable, Equatable {
         case plain
-        /// The owner took the connection into `game`; `player` is its player id (a race's seat), nil for a spectator.
+        /// The owner took the connection into `game`; `player` is its player id (its seat in a game with seats), nil for a spectator.
         case joined(game: String, kind: String, player: String?)
         case diff(seq: Int)
         /// An `ack` or `error`: the last message of a reply.

@@ -138,7 +138,7 @@ final class RemoteFeeds {
     func reply(_ id: ConnectionID, kind: ClusterEnvelope.ReplyKind, into effects: inout Effects) -> ReplyOutcome {
         let silent = forwards[id]?.silent == true
         switch kind {
-        case .joined(let game, let gameKind, let player):
+        case .joined(let game, _, let player):
             guard let forward = forwards[id] else { return ReplyOutcome(deliver: true) }
             // The owner took it in: whatever game it was in before, here or on another node, it left.
             let outcome = ReplyOutcome(deliver: !silent, leavesLocalGame: sessions.room(of: id) != nil)
@@ -147,8 +147,9 @@ final class RemoteFeeds {
                 if old.owner == forward.owner { stopReceiving(id, into: &effects) } else { detach(id, into: &effects) }
             }
             var join = forward.join ?? old?.join ?? .null
-            if gameKind == GameKind.race.rawValue, let player {
-                join = join.setting("seat", to: .string(player))  // a re-join takes the same table back
+            if let player {
+                // A re-join takes the same seat back (a game without seats ignores `seat`).
+                join = join.setting("seat", to: .string(player))
             }
             let same = old?.game == game && old?.owner == forward.owner
             memberships[id] = Membership(owner: forward.owner, game: game, join: join, audience: same ? old!.audience : "",
@@ -310,7 +311,7 @@ final class RemoteFeeds {
         stopReceiving(id, into: &effects)
         memberships[id]?.seq = since
         let message = membership.join.setting("since", to: .int(since)).removing("id")
-        guard case .request(let request) = ClientMessageParser.parse(message: message) else { return }
+        guard case .request(let request) = ClientMessageParser.parse(message: message, games: .noGameCommands) else { return }
         forward(id, request, to: membership.owner, game: membership.game, now: now, lease: lease, silent: true,
                 into: &effects)
     }

@@ -39,6 +39,15 @@ final class Admission {
 
     func create(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, now: Instant,
                 into effects: inout Effects) {
+        let type: any Game.Type
+        let request: DealRequest?
+        do throws(ProtocolError) {
+            type = try config.games.type(of: kind)
+            do { request = try type.dealRequest(creating: options) } catch { throw ProtocolError(error) }
+        } catch {
+            replies.error(id, error, requestID: requestID, now: now, into: &effects)
+            return
+        }
         // In place: the table is shared by every address, and a copy per create would cost its size.
         if createRate != nil, let address = sessions[id]?.address, address != .unknown,
            case .refused(let retryAfter)? = createRate?.take(address, now: now.monotonic) {
@@ -47,24 +56,15 @@ final class Admission {
             replies.error(id, ProtocolError(.limited, message), requestID: requestID, now: now, into: &effects)
             return
         }
-        if kind != .plane, case .object = options, options["winnable"] != nil, options["winnable"] != .null {
-            // A deal the solver proved winnable (section 12): from the pool, found, or the given one proved.
-            let fields: KlondikeOptionFields
-            do throws(ProtocolError) {
-                fields = try KlondikeOptionFields(options)
-                if kind == .race { _ = try RaceSeats.read(options) }
-            } catch {
-                replies.error(id, error, requestID: requestID, now: now, into: &effects)
-                return
+        if let request {
+            // A deal that must be proven first (a game's proven deal, section 12): from the pool, found, or the given one proved.
+            let deal = PendingDeal(connection: id, requestID: requestID, waiting: .create(kind: kind, options: options),
+                                   namesDeal: request.given != nil)
+            if let seed = solver.dealProven(deal, request, into: &effects) {
+                finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: seed.seed, poolSeed: seed,
+                             now: now, into: &effects)
             }
-            if fields.winnable {
-                let deal = PendingDeal.create(id, kind: kind, options: options, requestID: requestID)
-                if let seed = solver.dealWinnable(deal, draw: fields.draw ?? 1, given: fields.deal, into: &effects) {
-                    finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: seed.seed, poolSeed: seed,
-                                 now: now, into: &effects)
-                }
-                return
-            }
+            return
         }
         finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: nil, poolSeed: nil, now: now,
                      into: &effects)
@@ -78,7 +78,7 @@ final class Admission {
         let game: AnyGame
         let storedOptions: JSON
         do throws(ProtocolError) {
-            (game, storedOptions) = try AnyGame.create(kind: kind, options: options, time: now.unixTime, random: &random)
+            (game, storedOptions) = try config.games.create(kind: kind, options: options, time: now.unixTime, random: &random)
         } catch {
             replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
@@ -102,19 +102,17 @@ final class Admission {
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
         leaveGame(id, now: now, into: &effects)
         room.enqueue(.reply(id, ServerMessage.created(game: gameID, token: token).frame))
-        admit(id, to: room, asPlayer: true, seat: room.kind == .race ? room.seats.first : nil, since: nil, replay: false,
+        admit(id, to: room, asPlayer: true, seat: room.seats.first, since: nil, replay: false,
               requestID: requestID, isCreation: true, quiet: false, now: now, into: &effects)
         sessions.modify(id) { $0.credential = token }
     }
 
-    /// A room enters memory (new, loaded or restored); a plane forgets the selections of
-    /// players who are gone (selections belong to connections).
+    /// A room enters memory (new, loaded or restored); what players who are gone left behind
+    /// is given up (what belongs to connections), as the game says.
     func adopt(_ room: GameRoom, now: Instant, into effects: inout Effects) {
         rooms.adopt(room)
         lobby.changed()
-        if case .plane(let plane) = room.game {
-            for player in plane.selectedPlayers { dropSelection(of: player, in: room, now: now, into: &effects) }
-        }
+        for player in room.game.playersHoldingConnectionState { dropSelection(of: player, in: room, now: now, into: &effects) }
     }
 
     // MARK: Join and watch
@@ -146,19 +144,19 @@ final class Admission {
             replies.error(id, ProtocolError(.forbidden, "wrong token for \(gameID)"), requestID: request.id, now: now, into: &effects)
             return
         }
-        var raceSeat: String?
-        if token != nil && room.kind == .race {
-            // A race seats each player at a table of their own; a dropped player takes theirs back by name.
+        var takenSeat: String?
+        if token != nil && !room.seats.isEmpty {
+            // A game with seats seats each player in one of its own; a dropped player takes theirs back by name.
             guard let free = room.members.freeSeat(asked: seat, by: id, seats: room.seats) else {
-                let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this race has no seat \($0)" }
-                    ?? "every seat of this race is held"
+                let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this game has no seat \($0)" }
+                    ?? "every seat of this game is held"
                 replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, now: now, into: &effects)
                 return
             }
-            raceSeat = free
+            takenSeat = free
         }
         leaveGame(id, now: now, into: &effects)
-        admit(id, to: room, asPlayer: token != nil, seat: raceSeat, since: since, replay: replay, requestID: request.id,
+        admit(id, to: room, asPlayer: token != nil, seat: takenSeat, since: since, replay: replay, requestID: request.id,
               isCreation: false, quiet: quiet, now: now, into: &effects)
         if let token { sessions.modify(id) { $0.credential = token } }
     }
@@ -242,7 +240,7 @@ final class Admission {
                                                delay: GameRoom.delay(of: room.options)).frame)
         }
         if replay {
-            emit(catchUp, room.initialSnapshotFrame(for: key.viewer))
+            emit(catchUp, room.initialSnapshotFrame(for: key.viewer, games: config.games))
             catchUp.after = 0
             catchUp.replaying = true
             guard durability.durable else {
@@ -267,8 +265,8 @@ final class Admission {
             emit(catchUp, room.snapshotFrame(for: key))
         }
         _ = continueCatchUp(catchUp, token: nil, storageHadMore: true, now: now, into: &effects)
-        // Only if the catch-up waits for storage: otherwise the race started inside the reply.
-        startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
+        // Only if the catch-up waits for storage: otherwise the game started inside the reply.
+        startIfEverySeatWasTaken(room, now: now, into: &effects)
     }
 
     /// Sends a frame of a member's reply: behind the room's outbox, or at once for a delayed spectator.
@@ -320,9 +318,9 @@ final class Admission {
                 return true
             }
             room.enqueue(.subscribe(id, seq: through))
-            // The join that takes a race's last seat starts it: the start is part of its reply,
-            // before its ack (PROTOCOL section 13).
-            startRaceIfEverySeatWasTaken(room, now: now, into: &effects)
+            // The join that takes a game's last seat starts it: the start is part of its reply,
+            // before its ack (PROTOCOL sections 13 and 16).
+            startIfEverySeatWasTaken(room, now: now, into: &effects)
             if let requestID = catchUp.requestID {
                 room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: catchUp.isCreation))
             }
@@ -383,11 +381,11 @@ final class Admission {
         return continueCatchUp(next, token: token, storageHadMore: true, now: now, into: &effects)
     }
 
-    /// A race starts once every seat has been taken (PROTOCOL section 13): the server issues
-    /// `start`, stored like any command so a replay starts it at the same seq.
-    private func startRaceIfEverySeatWasTaken(_ room: GameRoom, now: Instant, into effects: inout Effects) {
-        guard case .race(let race) = room.game, race.phase == .waiting, room.everySeatTaken else { return }
-        play.applyServerCommand(.race(.start), type: "start", as: "server", in: room, now: now, into: &effects)
+    /// A game with seats starts once every seat has been taken (PROTOCOL sections 13 and 16): the
+    /// server issues the game's start command, stored like any command so a replay starts it at the same seq.
+    private func startIfEverySeatWasTaken(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+        guard room.everySeatTaken, let start = room.game.startCommand else { return }
+        play.applyServerCommand(start, as: "server", in: room, now: now, into: &effects)
     }
 
     // MARK: Leave
@@ -403,8 +401,8 @@ final class Admission {
         durability.release(room, now: now, into: &effects)
     }
 
-    /// Takes a connection out of its game; a plane drops the player's selection (unless the
-    /// game is being handed to another node, which is not this node's to change).
+    /// Takes a connection out of its game; the game may give up what the player held (what belongs
+    /// to its connection), unless the game is being handed to another node, which is not this node's to change.
     func leaveGame(_ id: ConnectionID, dropSelection drops: Bool = true, now: Instant, into effects: inout Effects) {
         guard let session = sessions[id], let room = session.room else { return }
         if let move = room.members.remove(id, role: session.role, key: session.key, slot: session.recipientSlot) {
@@ -417,9 +415,9 @@ final class Admission {
         if drops, case .player(let player)? = session.role { dropSelection(of: player, in: room, now: now, into: &effects) }
     }
 
-    /// A plane forgets a departed player's selection, as a diff with cause `leave`.
+    /// What the game does when a player leaves (its departure command, stored as a diff).
     private func dropSelection(of player: String, in room: GameRoom, now: Instant, into effects: inout Effects) {
-        guard case .plane(let plane) = room.game, plane.selectedPlayers.contains(player) else { return }
-        play.applyServerCommand(.plane(.leave), type: "leave", as: player, in: room, now: now, into: &effects)
+        guard let departure = room.game.departure(of: player) else { return }
+        play.applyServerCommand(departure, as: player, in: room, now: now, into: &effects)
     }
 }

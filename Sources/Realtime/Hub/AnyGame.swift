@@ -1,164 +1,201 @@
 import Core
 
-/// One of the shipped games, behind the few operations a room needs.
-enum AnyGame: Sendable {
-    case klondike(Klondike)
-    case plane(Plane)
-    case race(Race)
+/// A game's kind name (`create`'s `kind`): whatever games the catalog offers.
+public struct GameKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ name: String) { rawValue = name }
+    public var description: String { rawValue }
+}
 
-    var kind: GameKind {
-        switch self {
-        case .klondike: return .klondike
-        case .plane: return .plane
-        case .race: return .race
-        }
+/// A command of some game, read from its message: the game that reads it applies it.
+struct GameCommand: Sendable, Equatable {
+    let base: any Sendable & Equatable
+
+    init(_ base: some Sendable & Equatable) { self.base = base }
+
+    static func == (a: GameCommand, b: GameCommand) -> Bool { a.base.isEqual(to: b.base) }
+}
+
+extension Equatable {
+    fileprivate func isEqual(to other: any Equatable) -> Bool { (other as? Self) == self }
+}
+
+/// A game command with the two JSON forms the server keeps of it.
+struct ParsedGesture: Sendable, Equatable {
+    var command: GameCommand
+    /// What every member sees as the diff's `cause` (before `by` is added): no id, token, seed or deck.
+    var cause: JSON
+    /// What storage keeps to replay it: the cause plus any seed or deck.
+    var stored: JSON
+
+    init<C>(_ read: ReadCommand<C>) {
+        command = GameCommand(read.command)
+        cause = read.cause
+        stored = read.stored
     }
 
-    /// The state as `viewer` sees it. Only a race shows different states to different
-    /// viewers (a seated player never sees a rival's cards); other games show everyone the same.
-    func publicState(for viewer: RaceViewer = .spectator) -> JSON {
-        switch self {
-        case .klondike(let game): return game.publicState
-        case .plane(let game): return game.publicState
-        case .race(let race): return race.publicState(for: viewer)
-        }
+    func typed<C>(as type: C.Type) -> ReadCommand<C>? {
+        guard let command = command.base as? C else { return nil }
+        return ReadCommand(command, cause: cause, stored: stored)
+    }
+}
+
+/// Any game of the catalog, behind the operations a room needs; every answer comes from
+/// the game itself (`Core.Game`), so the realtime layer knows no game's rules.
+struct AnyGame: Sendable, Equatable {
+    private(set) var base: any Game
+
+    init(_ base: any Game) { self.base = base }
+
+    static func == (a: AnyGame, b: AnyGame) -> Bool {
+        func open<G: Game>(_ game: G) -> Bool { (b.base as? G) == game }
+        return open(a.base)
     }
 
-    /// `playing` or `won`; a plane is always playing; a race `waiting`, `playing` or `finished`.
-    var status: String {
-        switch self {
-        case .klondike(let game): return game.status
-        case .plane: return "playing"
-        case .race(let race): return race.status
-        }
+    var kind: GameKind { GameKind(type(of: base).kind) }
+    var seats: [String] { base.seats }
+    var turn: String? { base.turn }
+    var status: String { base.status }
+    var isOver: Bool { base.isOver }
+    var hasSeatViews: Bool { type(of: base).hasSeatViews }
+    var playersHoldingConnectionState: [String] { base.playersHoldingConnectionState }
+
+    func publicState(for viewer: Viewer = .spectator) -> JSON { base.state(for: viewer) }
+    func text(for viewer: Viewer, heading: String) -> [String] { base.text(for: viewer, heading: heading) }
+    func diff(_ full: Diff, for viewer: Viewer) -> Diff { type(of: base).diff(full, for: viewer) }
+    func hintPlan(for asker: HintContext) -> HintPlan { base.hintPlan(for: asker) }
+    func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] { base.hints(for: viewer, budget: budget) }
+
+    var startCommand: ParsedGesture? {
+        func open<G: Game>(_ game: G) -> ParsedGesture? { game.startCommand.map(ParsedGesture.init) }
+        return open(base)
     }
 
-    func textBoard(for viewer: RaceViewer) -> [String] {
-        switch self {
-        case .klondike(let game): return game.textBoard()
-        case .plane(let game): return game.textBoard()
-        case .race(let race): return race.textBoard(for: viewer)
-        }
-    }
-
-    /// The Klondike table a hint is about: the game itself, or a seated player's own table.
-    func klondikeTable(for viewer: RaceViewer) -> Klondike? {
-        switch (self, viewer) {
-        case (.klondike(let game), _): return game
-        case (.race(let race), .seat(let seat)): return race.table(of: seat)
-        default: return nil
-        }
+    func departure(of player: String) -> ParsedGesture? {
+        func open<G: Game>(_ game: G) -> ParsedGesture? { game.departure(of: player).map(ParsedGesture.init) }
+        return open(base)
     }
 
     mutating func apply(_ command: GameCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
-        switch (self, command) {
-        case (.klondike(var game), .klondike(let command)):
-            let result = game.apply(command, context: context)
-            self = .klondike(game)
-            return result.map(GameOutcome.init)
-        case (.plane(var game), .plane(let command)):
-            let result = game.apply(command, context: context)
-            self = .plane(game)
-            return result.map(GameOutcome.init)
-        case (.race(var race), .race(let command)):
-            let result = race.apply(command, context: context)
-            self = .race(race)
-            return result.map { GameOutcome(views: $0.views, events: $0.events) }
-        default:
-            return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
+        func open<G: Game>(_ game: inout G) -> Result<GameOutcome, GameError> {
+            guard let typed = command.base as? G.Command else {
+                return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
+            }
+            return game.apply(typed, context: context)
         }
+        return open(&base)
+    }
+
+    /// A deal to prove before `parsed` is applied (a reset asking for a winnable deal).
+    func dealRequest(for parsed: ParsedGesture) -> DealRequest? {
+        func open<G: Game>(_ game: G) -> DealRequest? { parsed.typed(as: G.Command.self).flatMap(game.dealRequest(for:)) }
+        return open(base)
+    }
+
+    /// `parsed` dealing a proven seed instead of whatever it named.
+    func dealing(_ parsed: ParsedGesture, seed: UInt64) -> ParsedGesture {
+        func open<G: Game>(_ game: G) -> ParsedGesture {
+            guard let typed = parsed.typed(as: G.Command.self) else { return parsed }
+            return ParsedGesture(game.dealing(typed, seed: seed))
+        }
+        return open(base)
+    }
+}
+
+extension GameCatalog {
+    /// The game type of a kind, or `bad-request` naming the kinds there are.
+    func type(of kind: GameKind) throws(ProtocolError) -> any Game.Type {
+        guard let type = game(named: kind.rawValue) else {
+            throw .bad("unknown kind \(kind.rawValue): \(kinds.joined(separator: ", "))")
+        }
+        return type
     }
 
     /// Builds a new game from `create` options. Returns the game and its full options for
     /// storage, where the server's secret choices (seed, entropy) are filled in.
-    static func create(kind: GameKind, options: JSON, time: Double,
-                       random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
+    func create(kind: GameKind, options: JSON, time: Double,
+                random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
+        let type = try type(of: kind)
         let delay = try SpectatorDelay.read(options)
-        let (game, created) = try createGame(kind: kind, options: options, time: time, random: &random)
-        var stored = created
+        var stored: JSON
+        do {
+            stored = try type.storedOptions(creating: options, random: &random)
+        } catch {
+            throw ProtocolError(error)
+        }
         if delay > 0, case .object(var pairs) = stored {
             pairs.append(("delay", JSON.seconds(delay)))
             stored = .object(pairs)
         }
-        return (game, stored)
-    }
-
-    private static func createGame(kind: GameKind, options: JSON, time: Double,
-                                   random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
-        switch kind {
-        case .klondike, .race:
-            var fields = try KlondikeOptionFields(options)
-            var stored: [(key: String, value: JSON)] = []
-            if kind == .race {
-                let seats = try RaceSeats.read(options)
-                stored.append(("seats", .int(seats)))
-            }
-            if fields.deal == nil {
-                let seed = Int(random.next() >> 11)  // 53 bits, the protocol's seed range
-                fields.deal = .seed(UInt64(seed))
-                fields.allFields.append(("seed", .int(seed)))
-            }
-            stored += fields.allFields
-            if fields.draw == nil { stored.insert(("draw", 1), at: kind == .race ? 1 : 0) }
-            stored.append(("entropy", .int(Int(bitPattern: UInt(random.next())))))
-            return (try restore(kind: kind, options: .object(stored), time: time), .object(stored))
-        case .plane:
-            var stored: [(key: String, value: JSON)] = []
-            for name in ["width", "height"] {
-                guard let raw = options[name], raw != .null else { continue }
-                guard let value = raw.doubleValue, value.isFinite, value > 0 else {
-                    throw .bad("\(name) must be a number above 0")
-                }
-                stored.append((name, .double(value)))
-            }
-            if let raw = options["seed"], raw != .null {
-                guard let seed = raw.intValue, (0...KlondikeOptionFields.maxSeed).contains(seed) else {
-                    throw .bad("seed must be an integer from 0 to 2^53-1")
-                }
-                stored.append(("seed", .int(seed)))
-            } else {
-                stored.append(("seed", .int(Int(random.next() >> 11))))
-            }
-            return (try restore(kind: .plane, options: .object(stored), time: time), .object(stored))
-        }
+        return (try restore(kind: kind, options: stored, time: time), stored)
     }
 
     /// Builds a game from its stored options (the inverse of `create`'s second result).
-    static func restore(kind: GameKind, options: JSON, time: Double) throws(ProtocolError) -> AnyGame {
+    func restore(kind: GameKind, options: JSON, time: Double) throws(ProtocolError) -> AnyGame {
+        let type = try type(of: kind)
         do {
-            switch kind {
-            case .klondike:
-                let fields = try KlondikeOptionFields(options)
-                let klondike = try Klondike(
-                    options: KlondikeOptions(draw: fields.draw ?? 1, deal: fields.deal ?? .seed(0),
-                                             entropy: entropy(options)),
-                    time: time)
-                return .klondike(klondike)
-            case .race:
-                let fields = try KlondikeOptionFields(options)
-                let race = try Race(
-                    options: RaceOptions(seats: try RaceSeats.read(options), draw: fields.draw ?? 1,
-                                         deal: fields.deal ?? .seed(0), entropy: entropy(options)),
-                    time: time)
-                return .race(race)
-            case .plane:
-                let plane = try Plane(options: PlaneOptions(
-                    width: options["width"]?.doubleValue ?? 1024,
-                    height: options["height"]?.doubleValue ?? 768,
-                    seed: UInt64(options["seed"]?.intValue ?? 0)))
-                return .plane(plane)
-            }
-        } catch let error as GameError {
-            throw ProtocolError(error)
-        } catch let error as ProtocolError {
-            throw error
+            return AnyGame(try type.init(stored: options, time: time))
         } catch {
-            throw .bad("\(error)")
+            throw ProtocolError(error)
         }
     }
 
-    private static func entropy(_ options: JSON) -> UInt64 {
-        UInt64(bitPattern: Int64(options["entropy"]?.intValue ?? 0))
+    /// Reads a game command for a game of `kind`. Section 2's order: a malformed field is
+    /// `bad-request` even when the kind lacks the type, which is `unknown-type` only once the
+    /// fields would be well formed for a kind that has it.
+    func parse(type: String, message: JSON, kind: GameKind) throws(ProtocolError) -> ParsedGesture {
+        guard let game = game(named: kind.rawValue) else { throw .bad("unknown kind \(kind.rawValue)") }
+        guard game.commandTypes.contains(type) else {
+            try validateForAnyKind(type: type, message: message)
+            throw ProtocolError(.unknownType, "\(kind.rawValue) has no \(type)")
+        }
+        return try Self.read(game, type: type, message: message)
+    }
+
+    /// A command the server stored for itself (a start, a departure), or a client's.
+    func parseStored(type: String, message: JSON, kind: GameKind) throws(ProtocolError) -> ParsedGesture {
+        guard let game = game(named: kind.rawValue) else { throw .bad("unknown kind \(kind.rawValue)") }
+        func serverCommand<G: Game>(_ game: G.Type) -> ParsedGesture? {
+            game.readServerCommand(type, message).map(ParsedGesture.init)
+        }
+        if let issued = serverCommand(game) { return issued }
+        return try parse(type: type, message: message, kind: kind)
+    }
+
+    private static func read(_ game: any Game.Type, type: String, message: JSON) throws(ProtocolError) -> ParsedGesture {
+        func open<G: Game>(_ game: G.Type) throws(GameError) -> ParsedGesture { ParsedGesture(try game.read(type, message)) }
+        do {
+            return try open(game)
+        } catch {
+            throw ProtocolError(error)
+        }
+    }
+
+    /// The message must be well formed for some kind that has this type; `unknown-type` when none has it.
+    func validateForAnyKind(type: String, message: JSON) throws(ProtocolError) {
+        var firstError: ProtocolError?
+        for game in games where game.commandTypes.contains(type) {
+            do {
+                _ = try Self.read(game, type: type, message: message)
+                return
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        throw firstError ?? ProtocolError(.unknownType, "unknown type \(type)")
+    }
+
+    /// A game's own shorthand command (`alpha +1`, `resign`), nil when no game has `verb`.
+    func shorthand(_ verb: String, _ args: [String]) throws(ProtocolError) -> JSON? {
+        for game in games {
+            do {
+                if let message = try game.shorthand(verb, args) { return message }
+            } catch {
+                throw ProtocolError(error)
+            }
+        }
+        return nil
     }
 }
 
@@ -174,34 +211,4 @@ enum SpectatorDelay {
         }
         return delay
     }
-}
-
-/// A race's `seats` option: 2 to 8, default 2.
-enum RaceSeats {
-    static func read(_ options: JSON) throws(ProtocolError) -> Int {
-        guard let raw = options["seats"], raw != .null else { return 2 }
-        guard let seats = raw.intValue, RaceOptions.seatRange.contains(seats) else {
-            throw .bad("seats must be an integer from \(RaceOptions.seatRange.lowerBound) to \(RaceOptions.seatRange.upperBound)")
-        }
-        return seats
-    }
-}
-
-/// What an accepted command changed, per view: every game but a race has one view, the
-/// spectators', which its players share. Each view's diff is encoded once.
-struct GameOutcome: Sendable {
-    var views: [RaceViewDiff]
-    var events: [GameEvent]
-
-    init(views: [RaceViewDiff], events: [GameEvent]) {
-        self.views = views
-        self.events = events
-    }
-
-    init(_ outcome: MoveOutcome) {
-        self.init(views: [RaceViewDiff(viewers: [.spectator], diff: outcome.diff)], events: outcome.events)
-    }
-
-    /// The spectators' diff: what storage keeps, and what every other view can be derived from.
-    var fullDiff: Diff { views.first { $0.viewers.contains(.spectator) }?.diff ?? Diff() }
 }

@@ -4,9 +4,9 @@ import Core
 /// and when. Players and spectators of a game with one view see the same frames but are kept
 /// apart, because chat (and a spectator delay) treats them differently.
 enum AudienceKey: Hashable, Sendable {
-    /// A seated racer: its own view (rivals' cards hidden).
+    /// A seated player of a game with seat views: its own view (what the game hides from it hidden).
     case seat(String)
-    /// The players of a game with one view (Klondike, Plane).
+    /// The players of a game with one view, seated or not.
     case players
     /// Spectators who see the game as it happens.
     case spectators
@@ -14,7 +14,7 @@ enum AudienceKey: Hashable, Sendable {
     case delayed
 
     /// The view of the game its frames are encoded for.
-    var viewer: RaceViewer {
+    var viewer: Viewer {
         if case .seat(let seat) = self { return .seat(seat) }
         return .spectator
     }
@@ -42,7 +42,7 @@ enum AudienceKey: Hashable, Sendable {
     }
 
     /// The keys that receive a frame encoded for `viewer`, live.
-    static func live(for viewer: RaceViewer) -> [AudienceKey] {
+    static func live(for viewer: Viewer) -> [AudienceKey] {
         if case .seat(let seat) = viewer { return [.seat(seat)] }
         return [.players, .spectators]
     }
@@ -59,7 +59,7 @@ struct RoomMembers {
     private(set) var players = 0
     private var nextPlayer = 1
     private var nextSpectator = 1
-    /// A race's seats and who holds each now; the seats taken at least once since the deal.
+    /// A game's seats and who holds each now; the seats taken at least once since the deal.
     private var seatHolders: [String: ConnectionID] = [:]
     private var seatsTaken: Set<String> = []
     /// Spectators muted by a player, by name, with the number of times the game had ended
@@ -73,7 +73,7 @@ struct RoomMembers {
 
     mutating func continuePlayerIDs(from next: Int) { nextPlayer = max(nextPlayer, next) }
 
-    /// Counts a new member: a player gets the next player id (or in a race the seat given),
+    /// Counts a new member: a player gets the next player id (or in a game with seats the seat given),
     /// a spectator the next spectator name (`s1`, `s2`...). Returns its role and chat name.
     mutating func add(asPlayer: Bool, seat: String?, id: ConnectionID) -> (role: Role, name: String) {
         count += 1
@@ -95,7 +95,7 @@ struct RoomMembers {
     mutating func remove(_ id: ConnectionID, role: Role?, key: AudienceKey, slot: Int) -> SlotMove? {
         count -= 1
         if role?.isPlayer == true { players -= 1 }
-        if case .seat(let seat) = key, seatHolders[seat] == id { seatHolders[seat] = nil }
+        if case .player(let seat)? = role, seatHolders[seat] == id { seatHolders[seat] = nil }
         return unsubscribe(id, key: key, slot: slot)
     }
 
@@ -163,7 +163,7 @@ struct RoomMembers {
     }
 }
 
-extension RaceViewer {
+extension Viewer {
     /// A view as a cluster publication names it.
     var tag: String {
         switch self {

@@ -38,22 +38,25 @@ enum LoadResult: Sendable {
 /// plus its window whatever the length of its history.
 enum GameLoader {
     /// `asOf`: the Unix time of the load, which a spectator delay counts back from.
-    static func load(_ gameID: String, from store: any GameStore, windowSize: Int, asOf: Double) -> LoadResult {
+    static func load(_ gameID: String, from store: any GameStore, games: GameCatalog, windowSize: Int,
+                     asOf: Double) -> LoadResult {
         do {
             guard let stored = try store.game(id: gameID) else { return .notFound }
-            return .loaded(try rebuild(stored, from: store, windowSize: windowSize, asOf: asOf))
+            return .loaded(try rebuild(stored, from: store, games: games, windowSize: windowSize, asOf: asOf))
         } catch {
             return .failed("\(error)")
         }
     }
 
-    static func rebuild(_ stored: StoredGame, from store: any GameStore, windowSize: Int, asOf: Double) throws -> LoadedGame {
-        guard let kind = GameKind(rawValue: stored.kind) else {
+    static func rebuild(_ stored: StoredGame, from store: any GameStore, games: GameCatalog, windowSize: Int,
+                        asOf: Double) throws -> LoadedGame {
+        let kind = GameKind(stored.kind)
+        guard games.game(named: stored.kind) != nil else {
             throw RestoreError(game: stored.id, detail: "unknown kind \(stored.kind)")
         }
         var game: AnyGame
         do {
-            game = try AnyGame.restore(kind: kind, options: stored.options, time: stored.created)
+            game = try games.restore(kind: kind, options: stored.options, time: stored.created)
         } catch {
             throw RestoreError(game: stored.id, detail: "options: \(error.message)")
         }
@@ -69,7 +72,7 @@ enum GameLoader {
             let fail = { (why: String) in RestoreError(game: stored.id, detail: "command \(command.seq): \(why)") }
             guard command.seq == seq + 1 else { throw fail("out of order after seq \(seq)") }
             if command.player.hasPrefix("p"), let n = Int(command.player.dropFirst()), n >= nextPlayer { nextPlayer = n + 1 }
-            let (gameCommand, cause) = try replayable(command.command, kind: kind, fail: fail)
+            let (gameCommand, cause) = try replayable(command.command, kind: kind, games: games, fail: fail)
             switch game.apply(gameCommand, context: MoveContext(player: command.player, time: command.time)) {
             case .success(let outcome):
                 seq += 1
@@ -115,13 +118,11 @@ enum GameLoader {
     }
 
     /// A stored command as Core reads it, with the cause members saw.
-    static func replayable(_ command: JSON, kind: GameKind,
+    static func replayable(_ command: JSON, kind: GameKind, games: GameCatalog,
                            fail: (String) -> RestoreError) throws -> (GameCommand, JSON) {
         guard let type = command["type"]?.stringValue else { throw fail("no type") }
-        if type == "leave" && kind == .plane { return (.plane(.leave), .object(["type": "leave"])) }
-        if type == "start" && kind == .race { return (.race(.start), .object(["type": "start"])) }
         do {
-            let parsed = try Gesture.parse(type: type, message: command, kind: kind)
+            let parsed = try games.parseStored(type: type, message: command, kind: kind)
             return (parsed.command, parsed.cause)
         } catch {
             throw fail(error.message)

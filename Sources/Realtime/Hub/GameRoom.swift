@@ -50,7 +50,7 @@ final class GameRoom {
     enum Output: Equatable {
         /// To every member at release time (and, delayed, to delayed spectators).
         case broadcast(OutFrame)
-        /// A diff, one frame per group of views (every game but a race has one view), and the
+        /// A diff, one frame per group of views (a game without seat views has one), and the
         /// command that made it (a delayed spectators' copy applies it again when it is due).
         case viewBroadcast([ViewFrame], seq: Int, command: AppliedCommand)
         /// A chat line, to those who may read its room.
@@ -68,7 +68,7 @@ final class GameRoom {
     }
 
     struct ViewFrame: Equatable {
-        var viewers: [RaceViewer]
+        var viewers: [Viewer]
         var frame: OutFrame
     }
 
@@ -148,22 +148,20 @@ final class GameRoom {
 
     /// Where a new member receives broadcasts.
     func audienceKey(for role: Role, seat: String?) -> AudienceKey {
-        if let seat { return .seat(seat) }
+        if let seat, game.hasSeatViews { return .seat(seat) }
         if role.isPlayer { return .players }
         return delayLine == nil ? .spectators : .delayed
     }
 
-    /// Won or finished: the spectators' chat room opens to players, and mutes end.
-    var isOver: Bool { ["won", "finished"].contains(game.status) }
+    /// Won, drawn or finished: the spectators' chat room opens to players, and mutes end.
+    var isOver: Bool { game.isOver }
 
     private var keepFrom: Int { delayLine.map { $0.seq + 1 } ?? .max }
 
-    // MARK: Race seats
+    // MARK: Seats
 
-    var seats: [String] {
-        if case .race(let race) = game { return race.seats }
-        return []
-    }
+    /// The game's seats (empty for a game any number of players share).
+    var seats: [String] { game.seats }
 
     var everySeatTaken: Bool { members.everySeatTaken(of: seats) }
 
@@ -202,14 +200,14 @@ final class GameRoom {
         return .success((frames, outcome.events, applied))
     }
 
-    /// A stored or remembered diff (the spectators' form) as `viewer` may see it: a seated
-    /// racer's copy hides rivals' cards, derived from the full diff by its paths.
-    func frame(_ full: OutFrame, for viewer: RaceViewer) -> OutFrame {
-        guard kind == .race, case .seat = viewer,
+    /// A stored or remembered diff (the spectators' form) as `viewer` may see it: in a game with
+    /// seat views, the game derives a seat's copy from the full diff.
+    func frame(_ full: OutFrame, for viewer: Viewer) -> OutFrame {
+        guard game.hasSeatViews, case .seat = viewer,
               let message = try? JSONText.parse(full.text), let seq = message["seq"]?.intValue,
               let ops = message["ops"]?.arrayValue, let cause = message["cause"] else { return full }
         let diff = Diff(ops.compactMap(PatchOp.init(json:)))
-        return ServerMessage.diff(game: id, seq: seq, encodedOps: RaceView.diff(diff, for: viewer).encodedOps,
+        return ServerMessage.diff(game: id, seq: seq, encodedOps: game.diff(diff, for: viewer).encodedOps,
                                   cause: cause).frame
     }
 
@@ -225,15 +223,15 @@ final class GameRoom {
     }
 
     private struct SnapshotKey: Hashable {
-        var viewer: RaceViewer
+        var viewer: Viewer
         var delayed: Bool
     }
 
     private var snapshotCache: [SnapshotKey: (seq: Int, frame: OutFrame)] = [:]
 
     /// The state at seq 0, rebuilt from the stored options (replays are rare: not kept in memory).
-    func initialSnapshotFrame(for viewer: RaceViewer) -> OutFrame {
-        let initial = (try? AnyGame.restore(kind: kind, options: options, time: created)) ?? game
+    func initialSnapshotFrame(for viewer: Viewer, games: GameCatalog) -> OutFrame {
+        let initial = (try? games.restore(kind: kind, options: options, time: created)) ?? game
         return ServerMessage.snapshot(game: id, kind: kind, seq: 0, state: initial.publicState(for: viewer)).frame
     }
 
@@ -244,7 +242,7 @@ final class GameRoom {
         if let cached = textBoardCache[cacheKey], cached.seq == seq { return cached.frames }
         let shown = game(for: key)
         let header = "\(kind.rawValue) \(id)  seq \(seq)  \(shown.status)"
-        let frames = ([header] + shown.textBoard(for: key.viewer)).map { OutFrame($0) }
+        let frames = shown.text(for: key.viewer, heading: header).map { OutFrame($0) }
         textBoardCache[cacheKey] = (seq, frames)
         return frames
     }
@@ -325,7 +323,7 @@ final class GameRoom {
     var lobbyEntry: LobbyEntry {
         LobbyEntry(game: id, kind: kind, status: game(for: .delayed).status, seq: spectatorSeq, players: members.players,
                    spectators: members.spectators, created: created, updated: updated,
-                   seats: kind == .race ? seats.count : nil, delay: delayLine?.delay)
+                   seats: seats.isEmpty ? nil : seats.count, delay: delayLine?.delay)
     }
 
     var storedGame: StoredGame {

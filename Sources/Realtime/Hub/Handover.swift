@@ -68,7 +68,7 @@ final class Handover {
     /// A connection that was a member through the game's old owner joins the room here as it
     /// was: its join again, with `since` what it has seen, and nothing shown that it has.
     func admitQuietly(_ id: ConnectionID, _ join: JSON, now: Instant, into effects: inout Effects) {
-        guard sessions.isOpen(id), case .request(let request) = ClientMessageParser.parse(message: join) else { return }
+        guard sessions.isOpen(id), case .request(let request) = ClientMessageParser.parse(message: join, games: .noGameCommands) else { return }
         switch request.command {
         case .join(let game, let token, let since, let seat):
             admission.enter(id, request, game: game, token: token, seat: seat, since: since, replay: false, quiet: true,

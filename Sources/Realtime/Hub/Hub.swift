@@ -25,9 +25,11 @@ public final class Hub {
         /// and at most one a second for a game with more than `crowdSize` members.
         public var presenceInterval = 0.1
         public var crowdSize = 100
-        /// Positions a solve may expand (about a second of one core; see the solver benchmark).
-        public var solverBudget = KlondikeSolver.defaultBudget
-        /// Proven seeds kept ready per draw, so `winnable: true` deals at once.
+        /// The games this server offers (`GameCatalog.standard` in the server; a test may add its own).
+        public var games: GameCatalog
+        /// Positions a game's search may expand (about a second of one core; see the solver benchmark).
+        public var solverBudget: Int
+        /// Proven seeds kept ready per pool, so a deal that must be proven is dealt at once.
         public var winnablePoolTarget = 16
         /// Positions whose hint is remembered.
         public var hintCacheLimit = 20_000
@@ -49,7 +51,10 @@ public final class Hub {
         /// that a game in use is never taken for untouched, seldom enough to cost nothing.
         var touchInterval: Double? { retainSeconds.map { min(3600, $0 / 10) } }
 
-        public init() {}
+        public init(games: GameCatalog) {
+            self.games = games
+            solverBudget = games.searchBudget
+        }
     }
 
     let config: Config
@@ -67,14 +72,14 @@ public final class Hub {
     let handover: Handover?
     /// The instant of the last `wake` asked of the shell, until its `due` comes.
     private var wakeAskedFor: Instant?
-    private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending) }
+    private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending, games: config.games) }
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
 
     /// - Parameters:
     ///   - random: the source of game ids and tokens (the system's secure generator in the server).
     ///   - winnableSeeds: the stored pool of seeds the solver proved winnable.
     ///   - cluster: this node's identity when it is one node of a cluster on Redis.
-    init(config: Config = Config(), random: @escaping @Sendable () -> UInt64, winnableSeeds: [WinnableSeed] = [],
+    init(config: Config, random: @escaping @Sendable () -> UInt64, winnableSeeds: [WinnableSeed] = [],
                 cluster identity: ClusterIdentity? = nil) {
         self.config = config
         let random = HubRandom(next: random)
@@ -83,7 +88,8 @@ public final class Hub {
                                 pending: pending)
         lobby = LobbyFeed(rooms: rooms)
         solver = SolverDesk(config: config, sessions: sessions, pending: pending, random: random, seeds: winnableSeeds)
-        play = Play(sessions: sessions, rooms: rooms, durability: durability, pending: pending, solver: solver, lobby: lobby)
+        play = Play(sessions: sessions, rooms: rooms, durability: durability, pending: pending, solver: solver, lobby: lobby,
+                    games: config.games)
         admission = Admission(config: config, sessions: sessions, rooms: rooms, durability: durability, pending: pending,
                               play: play, solver: solver, lobby: lobby, random: random)
         let sessions = self.sessions
@@ -168,12 +174,12 @@ public final class Hub {
         } else if let game = query["game"], let token = query["token"] {
             message = .object(["type": "join", "game": .string(game), "token": .string(token)])
         }
-        if let message { process(id, .request(ClientMessageParser.parse(message: message), arrival: nil), now: now, into: &effects) }
+        if let message { process(id, .request(ClientMessageParser.parse(message: message, games: config.games), arrival: nil), now: now, into: &effects) }
     }
 
     private func frame(_ id: ConnectionID, _ text: [UInt8], now: Instant, into effects: inout Effects) {
         guard admit(id, now: now, into: &effects) else { return }
-        accept(id, .request(ClientMessageParser.parse(text), arrival: now), now: now, into: &effects)
+        accept(id, .request(ClientMessageParser.parse(text, games: config.games), arrival: now), now: now, into: &effects)
     }
 
     /// Counts a frame against the connection's rate limit; a frame over it is answered
@@ -297,14 +303,14 @@ public final class Hub {
     private func solved(_ result: SolveResult, now: Instant, into effects: inout Effects) {
         switch solver.solved(result) {
         case .deal(let deal, .success(let seed)):
-            switch deal {
-            case .create(let id, let kind, let options, let requestID):
-                admission.finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: seed, poolSeed: nil,
-                                       now: now, into: &effects)
-            case .reset(let id, let room, let gesture, let requestID, let arrival):
-                if sessions.room(of: id) === room {
-                    play.applyGesture(id, seed.map { gesture.dealing(seed: $0) } ?? gesture, in: room, requestID: requestID,
-                                      now: now, arrival: arrival, into: &effects)
+            switch deal.waiting {
+            case .create(let kind, let options):
+                admission.finishCreate(deal.connection, kind: kind, options: options, requestID: deal.requestID, dealt: seed,
+                                       poolSeed: nil, now: now, into: &effects)
+            case .reset(let room, let gesture, let arrival):
+                if sessions.room(of: deal.connection) === room {
+                    play.applyGesture(deal.connection, seed.map { room.game.dealing(gesture, seed: $0) } ?? gesture, in: room,
+                                      requestID: deal.requestID, now: now, arrival: arrival, into: &effects)
                 }
             }
             resume([deal.connection], now: now, into: &effects)

@@ -6,7 +6,7 @@ public struct LobbyQuery: Sendable, Equatable {
     public var status: String?
     public var limit = Lobby.liveLimit
 
-    static let statuses: Set<String> = ["playing", "won", "waiting", "finished"]
+    static let statuses: Set<String> = ["playing", "won", "drawn", "waiting", "finished"]
 
     public init(kind: GameKind? = nil, status: String? = nil, limit: Int = Lobby.liveLimit) {
         self.kind = kind
@@ -20,7 +20,7 @@ public struct LobbyQuery: Sendable, Equatable {
         var why: String
     }
 
-    static func parse(_ query: String?) -> Result<LobbyQuery, Refusal> {
+    static func parse(_ query: String?, games: GameCatalog) -> Result<LobbyQuery, Refusal> {
         var result = LobbyQuery()
         guard let query, !query.isEmpty else { return .success(result) }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
@@ -29,10 +29,10 @@ public struct LobbyQuery: Sendable, Equatable {
             let value = parts.count > 1 ? String(parts[1]) : ""
             switch name {
             case "kind":
-                guard let kind = GameKind(rawValue: value) else {
-                    return .failure(Refusal(why: "kind must be one of \(GameKind.allCases.map(\.rawValue).joined(separator: ", "))"))
+                guard games.game(named: value) != nil else {
+                    return .failure(Refusal(why: "kind must be one of \(games.kinds.joined(separator: ", "))"))
                 }
-                result.kind = kind
+                result.kind = GameKind(value)
             case "status":
                 guard statuses.contains(value) else {
                     return .failure(Refusal(why: "status must be one of \(statuses.sorted().joined(separator: ", "))"))
@@ -81,8 +81,7 @@ public enum Lobby {
     static func merged(live: [LobbyEntry], stored: [StoredGame], query: LobbyQuery) -> [LobbyEntry] {
         var byID: [String: LobbyEntry] = [:]
         for game in stored {
-            guard let kind = GameKind(rawValue: game.kind) else { continue }
-            byID[game.id] = LobbyEntry(game: game.id, kind: kind, status: game.status, seq: game.seq, players: 0,
+            byID[game.id] = LobbyEntry(game: game.id, kind: GameKind(game.kind), status: game.status, seq: game.seq, players: 0,
                                        spectators: 0, created: game.created, updated: game.updated)
         }
         for entry in live { byID[entry.game] = entry }

@@ -64,10 +64,11 @@ struct HTTPAPI {
     let rooms: RoomTable
     let lobby: LobbyFeed
     let pending: PendingTable<PendingRequest>
+    let games: GameCatalog
 
     func request(_ request: HTTPRequestID, path: String, query: String?, into effects: inout Effects) {
         if path == "/api/games" || path == "/api/games/" {
-            switch LobbyQuery.parse(query) {
+            switch LobbyQuery.parse(query, games: games) {
             case .failure(let refusal):
                 effects.append(.respond(request, .text(400, refusal.why + "\n")))
             case .success(let lobbyQuery) where lobbyQuery.reachesRestingGames:

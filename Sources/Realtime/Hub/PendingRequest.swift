@@ -10,10 +10,10 @@ enum PendingRequest {
     case commandLookup(PendingLookup)
     /// `/api/games` past the live lobby.
     case listing(HTTPRequestID, LobbyQuery)
-    /// A `create` or `reset` with `winnable: true` waiting for the solver.
+    /// A `create` or `reset` waiting for a deal to be proven (a game's `DealRequest`).
     case deal(PendingDeal)
     /// Everyone asking for the hint of one position: one solve answers them all.
-    case hint(KlondikePositionKey, askers: [HintAsker])
+    case hint(PositionKey, askers: [HintWaiter])
     /// Which of this node's live games it still owns (a shared store, after its lease ran out).
     case ownershipCheck
 
@@ -22,7 +22,9 @@ enum PendingRequest {
         switch self {
         case .history(let catchUp), .replayChat(let catchUp): return catchUp.room
         case .commandLookup(let lookup): return lookup.room
-        case .deal(.reset(_, let room, _, _, _)): return room
+        case .deal(let deal):
+            if case .reset(let room, _, _) = deal.waiting { return room }
+            return nil
         default: return nil
         }
     }
@@ -53,32 +55,21 @@ struct PendingLookup {
     var arrival: Instant?
 }
 
-enum PendingDeal {
-    case create(ConnectionID, kind: GameKind, options: JSON, requestID: JSON?)
-    case reset(ConnectionID, room: GameRoom, gesture: ParsedGesture, requestID: JSON?, arrival: Instant?)
-
-    var connection: ConnectionID {
-        switch self {
-        case .create(let id, _, _, _), .reset(let id, _, _, _, _): return id
-        }
+/// A create or a reset waiting for its deal to be proven.
+struct PendingDeal {
+    enum Waiting {
+        case create(kind: GameKind, options: JSON)
+        case reset(room: GameRoom, gesture: ParsedGesture, arrival: Instant?)
     }
 
-    var requestID: JSON? {
-        switch self {
-        case .create(_, _, _, let id), .reset(_, _, _, let id, _): return id
-        }
-    }
-
+    var connection: ConnectionID
+    var requestID: JSON?
+    var waiting: Waiting
     /// Whether the client named the deal (then an unprovable one is its mistake, not the server's).
-    var namesDeal: Bool {
-        switch self {
-        case .create(_, _, let options, _): return options["seed"] != nil || options["deck"] != nil
-        case .reset(_, _, let gesture, _, _): return gesture.resetHasDeal
-        }
-    }
+    var namesDeal: Bool
 }
 
-struct HintAsker {
+struct HintWaiter {
     var connection: ConnectionID
     var requestID: JSON?
 }

@@ -11,12 +11,14 @@ final class Play {
     private let pending: PendingTable<PendingRequest>
     private let solver: SolverDesk
     private let lobby: LobbyFeed
+    private let games: GameCatalog
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
     /// Set while this node must apply no command (a cluster node whose name another process took).
     var refusal: ProtocolError?
 
     init(sessions: SessionTable, rooms: RoomTable, durability: Durability, pending: PendingTable<PendingRequest>,
-         solver: SolverDesk, lobby: LobbyFeed) {
+         solver: SolverDesk, lobby: LobbyFeed, games: GameCatalog) {
+        self.games = games
         self.sessions = sessions
         self.rooms = rooms
         self.durability = durability
@@ -31,7 +33,7 @@ final class Play {
                  into effects: inout Effects) {
         guard let session = sessions[id], let room = session.room else {
             do {
-                try Gesture(rawValue: type)?.validateForAnyKind(message)
+                try games.validateForAnyKind(type: type, message: message)
                 replies.error(id, ProtocolError(.notJoined, "\(type) needs a game: create, join or watch one"),
                               requestID: requestID, now: now, into: &effects)
             } catch {
@@ -41,7 +43,7 @@ final class Play {
         }
         let parsed: ParsedGesture
         do {
-            parsed = try Gesture.parse(type: type, message: message, kind: room.kind)
+            parsed = try games.parse(type: type, message: message, kind: room.kind)
         } catch {
             replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
@@ -50,12 +52,13 @@ final class Play {
             replies.error(id, ProtocolError(.forbidden, "spectators cannot \(type)"), requestID: requestID, now: now, into: &effects)
             return
         }
-        if parsed.wantsWinnable {
-            let deal = PendingDeal.reset(id, room: room, gesture: parsed, requestID: requestID, arrival: arrival)
-            if let seed = solver.dealWinnable(deal, draw: parsed.resetDraw ?? resetDraw(of: room), given: parsed.resetDeal,
-                                              into: &effects) {
-                applyGesture(id, parsed.dealing(seed: seed.seed), in: room, requestID: requestID, now: now, arrival: arrival,
-                             poolSeed: seed, into: &effects)
+        if let request = room.game.dealRequest(for: parsed) {
+            let deal = PendingDeal(connection: id, requestID: requestID,
+                                   waiting: .reset(room: room, gesture: parsed, arrival: arrival),
+                                   namesDeal: request.given != nil)
+            if let seed = solver.dealProven(deal, request, into: &effects) {
+                applyGesture(id, room.game.dealing(parsed, seed: seed.seed), in: room, requestID: requestID, now: now,
+                             arrival: arrival, poolSeed: seed, into: &effects)
             }
             return
         }
@@ -100,7 +103,7 @@ final class Play {
             replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
             return
         }
-        switch apply(parsed.command, cause: parsed.cause, stored: parsed.stored, player: player, in: room,
+        switch apply(parsed, player: player, in: room,
                      clientID: requestID?.encoded, now: now, arrival: arrival, poolSeed: poolSeed, into: &effects) {
         case .success:
             if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: true)) }
@@ -113,15 +116,15 @@ final class Play {
     /// Applies one command to a room: the diff and events are queued for every member
     /// and the command goes to storage. Nothing changes if the game refuses it.
     @discardableResult
-    func apply(_ command: GameCommand, cause: JSON, stored: JSON, player: String, in room: GameRoom, clientID: String?,
+    func apply(_ parsed: ParsedGesture, player: String, in room: GameRoom, clientID: String?,
                now: Instant, arrival: Instant?, poolSeed: WinnableSeed? = nil,
                into effects: inout Effects) -> Result<Void, GameError> {
         let (frames, events, applied): ([GameRoom.ViewFrame], [GameEvent], AppliedCommand)
-        switch room.apply(command, cause: cause, player: player, clientID: clientID, now: now) {
+        switch room.apply(parsed.command, cause: parsed.cause, player: player, clientID: clientID, now: now) {
         case .success(let outcome): (frames, events, applied) = outcome
         case .failure(let error): return .failure(error)
         }
-        let row = StoredCommand(game: room.id, seq: room.seq, command: stored, player: player, clientID: clientID,
+        let row = StoredCommand(game: room.id, seq: room.seq, command: parsed.stored, player: player, clientID: clientID,
                                 time: now.unixTime, diff: frames.first?.frame.text)
         durability.store(StoreBatch(games: [room.storedGame], commands: [row],
                                     winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
@@ -133,23 +136,12 @@ final class Play {
         return .success(())
     }
 
-    /// A command the server issues itself (a race's start, a departed player's selection),
-    /// stored like any other so a replay issues it at the same seq.
-    func applyServerCommand(_ command: GameCommand, type: String, as player: String, in room: GameRoom, now: Instant,
+    /// A command the server issues itself (a start once every seat is taken, a departed player's
+    /// selection), stored like any other so a replay issues it at the same seq.
+    func applyServerCommand(_ parsed: ParsedGesture, as player: String, in room: GameRoom, now: Instant,
                             into effects: inout Effects) {
-        let cause: JSON = .object(["type": .string(type)])
-        apply(command, cause: cause, stored: cause, player: player, in: room, clientID: nil, now: now, arrival: nil,
-              into: &effects)
+        apply(parsed, player: player, in: room, clientID: nil, now: now, arrival: nil, into: &effects)
         durability.release(room, now: now, into: &effects)
-    }
-
-    /// The draw a reset keeps when its options name none.
-    func resetDraw(of room: GameRoom) -> Int {
-        switch room.game {
-        case .klondike(let klondike): return klondike.draw
-        case .race(let race): return race.seats.first.flatMap { race.table(of: $0)?.draw } ?? 1
-        case .plane: return 1
-        }
     }
 
     // MARK: Show and hint
@@ -169,23 +161,22 @@ final class Play {
                           now: now, into: &effects)
             return
         }
-        guard room.kind != .plane else {
-            replies.error(id, ProtocolError(.unknownType, "plane has no hint"), requestID: requestID, now: now, into: &effects)
-            return
-        }
         // A delayed spectator asks about the game as it sees it, never about what it has not seen yet.
-        guard let klondike = room.game(for: session.key).klondikeTable(for: session.view) else {
-            replies.error(id, ProtocolError(.forbidden, "hints in a race are for a seated player's own table"),
-                          requestID: requestID, now: now, into: &effects)
-            return
-        }
-        if let answer = solver.hint(for: klondike, asker: HintAsker(connection: id, requestID: requestID), into: &effects) {
-            answerHint(id, answer, requestID: requestID, now: now, into: &effects)
+        let game = room.game(for: session.key)
+        switch game.hintPlan(for: HintContext(viewer: session.view, isPlayer: session.role?.isPlayer == true)) {
+        case .refused(let why):
+            replies.error(id, ProtocolError(why), requestID: requestID, now: now, into: &effects)
+        case .search(let key):
+            if let answer = solver.hint(key, of: game, for: session.view, asker: HintWaiter(connection: id, requestID: requestID),
+                                        into: &effects) {
+                answerHint(id, answer, requestID: requestID, now: now, into: &effects)
+            }
         }
     }
 
-    func answerHint(_ id: ConnectionID, _ answer: HintAnswer, requestID: JSON?, now: Instant, into effects: inout Effects) {
-        replies.answer(id, [answer.message.frame], requestID: requestID, now: now, into: &effects)
+    func answerHint(_ id: ConnectionID, _ answer: Hint, requestID: JSON?, now: Instant, into effects: inout Effects) {
+        replies.answer(id, [ServerMessage.hint(from: answer.from, to: answer.to, winnable: answer.winnable).frame],
+                       requestID: requestID, now: now, into: &effects)
     }
 
     // MARK: Chat

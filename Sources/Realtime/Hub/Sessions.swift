@@ -152,8 +152,8 @@ struct Session {
         bucket = TokenBucket(now: now.monotonic)
     }
 
-    /// What it may see of its game: a seated racer's own view, otherwise the spectators'.
-    var view: RaceViewer { key.viewer }
+    /// What it may see of its game: a seat's own view in a game with seat views, otherwise the spectators'.
+    var view: Viewer { key.viewer }
 }
 
 /// Chat's limit per connection: at most `lines` in any `window` seconds.

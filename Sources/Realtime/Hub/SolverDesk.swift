@@ -1,19 +1,19 @@
 import Core
 
-/// The solver as the hub uses it: a pool of proven winnable seeds per draw (kept topped up
-/// in the background so `winnable: true` deals at once), hints cached by position, and the
-/// requests waiting for a solve. Solves themselves run off the service thread (`solve` actions).
+/// The games' searches as the hub uses them: pools of proven seeds (kept topped up in the
+/// background so a deal that must be proven is dealt at once), hints cached by position, and
+/// the requests waiting for a search. Searches themselves run off the service thread (`solve` actions).
 final class SolverDesk {
     private let config: Hub.Config
     private let sessions: SessionTable
     private let pending: PendingTable<PendingRequest>
     private var random: HubRandom
-    /// Proven winnable seeds per draw, and the draws whose refill is under way.
+    /// Proven seeds per pool, and the pools whose refill is under way.
     private var pool: [Int: [UInt64]] = [:]
     private var refilling: Set<Int> = []
-    private var hintCache: [KlondikePositionKey: HintAnswer] = [:]
-    /// Positions being solved for a hint, by the token of their pending request.
-    private var hintsSolving: [KlondikePositionKey: UInt64] = [:]
+    private var hintCache: [PositionKey: Hint] = [:]
+    /// Positions being searched for a hint, by the token of their pending request.
+    private var hintsSolving: [PositionKey: UInt64] = [:]
     private var started: Instant?
 
     init(config: Hub.Config, sessions: SessionTable, pending: PendingTable<PendingRequest>, random: HubRandom,
@@ -27,25 +27,24 @@ final class SolverDesk {
 
     func poolCount(draw: Int) -> Int { pool[draw]?.count ?? 0 }
 
-    // MARK: Winnable deals
+    // MARK: Proven deals
 
     /// A proven seed from the pool at once (the caller deals it); otherwise the connection
-    /// waits for the solver, which answers within the protocol's two seconds.
-    func dealWinnable(_ deal: PendingDeal, draw: Int, given: KlondikeDeal?, into effects: inout Effects) -> WinnableSeed? {
-        if given == nil, let seed = pool[draw]?.popLast() { return WinnableSeed(draw: draw, seed: seed) }
+    /// waits for the search, which answers within the protocol's two seconds.
+    func dealProven(_ deal: PendingDeal, _ request: DealRequest, into effects: inout Effects) -> WinnableSeed? {
+        if request.given == nil, let seed = pool[request.pool]?.popLast() { return WinnableSeed(draw: request.pool, seed: seed) }
         let token = pending.issue(.deal(deal))
         sessions.setWait(deal.connection, .pending(token))
-        let candidates = given == nil ? (0..<16).map { _ in random.next() >> 11 } : []
-        effects.append(.solve(.deal(token: token, draw: draw, given: given, candidates: candidates)))
+        let candidates = request.given == nil ? (0..<16).map { _ in random.next() >> 11 } : []
+        effects.append(.solve(.deal(token: token, request: request, candidates: candidates)))
         return nil
     }
 
     // MARK: Hints
 
-    /// The cached answer for this position, or nil: the asker then waits for the one solve
+    /// The cached answer for this position, or nil: the asker then waits for the one search
     /// every asker of the same position shares.
-    func hint(for table: Klondike, asker: HintAsker, into effects: inout Effects) -> HintAnswer? {
-        let key = table.positionKey
+    func hint(_ key: PositionKey, of game: AnyGame, for viewer: Viewer, asker: HintWaiter, into effects: inout Effects) -> Hint? {
         if let cached = hintCache[key] { return cached }
         let token: UInt64
         if let solving = hintsSolving[key], case .hint(let position, var askers)? = pending[solving] {
@@ -55,7 +54,7 @@ final class SolverDesk {
         } else {
             token = pending.issue(.hint(key, askers: [asker]))
             hintsSolving[key] = token
-            effects.append(.solve(.hint(token: token, table: table)))
+            effects.append(.solve(.hint(token: token, game: game, viewer: viewer)))
         }
         sessions.setWait(asker.connection, .pending(token))
         return nil
@@ -63,12 +62,12 @@ final class SolverDesk {
 
     // MARK: Answers
 
-    /// What a solve came to, for the hub to carry on with.
+    /// What a search came to, for the hub to carry on with.
     enum Outcome {
         /// A deal for a waiting create or reset: the proven seed (nil for a given deal that was
         /// proven), or refused with this error.
         case deal(PendingDeal, Result<UInt64?, ProtocolError>)
-        case hints([(HintAsker, HintAnswer)])
+        case hints([(HintWaiter, Hint)])
         /// New proven seeds, to store.
         case poolGrew(StoreBatch)
         case none
@@ -76,19 +75,23 @@ final class SolverDesk {
 
     func solved(_ result: SolveResult) -> Outcome {
         switch result {
-        case .deal(let token, let proven, let seed):
+        case .deal(let token, let proof):
             guard case .deal(let deal)? = pending.take(token),
                   sessions.endWait(deal.connection, .pending(token)) else { return .none }
-            if proven { return .deal(deal, .success(seed)) }
-            return .deal(deal, .failure(deal.namesDeal
-                ? ProtocolError(.illegalMove, "the solver could not prove this deal winnable")
-                : ProtocolError.unavailable("no winnable deal was found in time; try again")))
+            switch proof {
+            case .givenDealProven: return .deal(deal, .success(nil))
+            case .seed(let seed): return .deal(deal, .success(seed))
+            case .notProven:
+                return .deal(deal, .failure(deal.namesDeal
+                    ? ProtocolError(.illegalMove, "the solver could not prove this deal winnable")
+                    : ProtocolError.unavailable("no winnable deal was found in time; try again")))
+            }
         case .hint(let token, let answers):
             if hintCache.count + answers.count > config.hintCacheLimit { hintCache.removeAll(keepingCapacity: true) }
             for (key, answer) in answers { hintCache[key] = answer }
             guard case .hint(let key, let askers)? = pending.take(token) else { return .none }
             hintsSolving[key] = nil
-            let answer = answers.first?.1 ?? HintAnswer(hint: nil, winnable: nil)
+            let answer = answers.first?.1 ?? Hint(from: nil, to: nil, winnable: .null)
             return .hints(askers.filter { sessions.endWait($0.connection, .pending(token)) }.map { ($0, answer) })
         case .refill(let draw, let seeds):
             refilling.remove(draw)
@@ -99,14 +102,15 @@ final class SolverDesk {
         }
     }
 
-    /// Keeps each draw's pool of proven seeds topped up, a few candidates at a time.
+    /// Keeps each pool of proven seeds topped up, a few candidates at a time.
     func refill(now: Instant, into effects: inout Effects) {
+        guard let prover = config.games.prover else { return }
         // Not in the first seconds: start-up, and whatever measures it, comes first.
         if started == nil { started = now }
         guard let started, now.since(started) >= config.poolRefillDelay else { return }
-        for draw in [1, 3] where (pool[draw]?.count ?? 0) < config.winnablePoolTarget && !refilling.contains(draw) {
+        for draw in prover.pools where (pool[draw]?.count ?? 0) < config.winnablePoolTarget && !refilling.contains(draw) {
             refilling.insert(draw)
-            effects.append(.solve(.refill(draw: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))
+            effects.append(.solve(.refill(pool: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))
         }
     }
 }

@@ -29,12 +29,15 @@ public struct ProtocolError: Error, Sendable, Equatable {
     static func unavailable(_ message: String) -> ProtocolError { ProtocolError(.unavailable, message) }
 
     init(_ error: GameError) {
-        self.init(error.code == .badRequest ? .badRequest : .illegalMove, error.message)
+        let code: ErrorCode
+        switch error.code {
+        case .badRequest: code = .badRequest
+        case .illegalMove: code = .illegalMove
+        case .unknownType: code = .unknownType
+        case .forbidden: code = .forbidden
+        }
+        self.init(code, error.message)
     }
-}
-
-public enum GameKind: String, Sendable, CaseIterable {
-    case klondike, plane, race
 }
 
 /// A client message after the envelope checks: its id and what it asks.
@@ -55,7 +58,7 @@ public struct ClientRequest: Sendable, Equatable {
 
 public enum ClientCommand: Sendable, Equatable {
     case create(kind: GameKind, options: JSON)
-    /// `seat`: in a race, the seat to take back (`p2`); otherwise the first free one.
+    /// `seat`: in a game with seats, the seat to take back (`p2`); otherwise the first free one.
     case join(game: String, token: String, since: Int?, seat: String? = nil)
     /// `replay`: a snapshot of seq 0 first, then every diff (an extension: see docs/PROTOCOL.md).
     case watch(game: String, since: Int?, replay: Bool = false)
@@ -63,7 +66,7 @@ public enum ClientCommand: Sendable, Equatable {
     case list(follow: Bool?)
     case show
     case hint
-    /// A game command whose fields are read once the game's kind is known.
+    /// A game command whose fields are read once the game's kind is known (`unknown-type` if no game has it).
     case gesture(type: String, message: JSON)
     /// Chat (PROTOCOL section 15): `room` nil is the sender's own room.
     case say(text: String, room: ChatRoom?)
@@ -86,7 +89,7 @@ public enum ClientMessageParser {
         case failure(ProtocolError, id: JSON?)
     }
 
-    public static func parse(_ bytes: [UInt8]) -> Parsed {
+    public static func parse(_ bytes: [UInt8], games: GameCatalog) -> Parsed {
         let message: JSON
         if let json = try? JSONText.parseAllowingHugeNumbers(bytes) {
             message = json
@@ -94,12 +97,12 @@ public enum ClientMessageParser {
             return .failure(.bad("malformed JSON"), id: nil)
         } else {
             let line = String(decoding: bytes, as: UTF8.self)
-            switch Shorthand.message(from: line) {
+            switch Shorthand.message(from: line, games: games) {
             case .success(let json): message = json
             case .failure(let error): return .failure(error, id: nil)
             }
         }
-        return parse(message: message)
+        return parse(message: message, games: games)
     }
 
     /// A frame is a message when its first non-space character opens JSON (or it parses as JSON);
@@ -113,7 +116,7 @@ public enum ClientMessageParser {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    public static func parse(message: JSON) -> Parsed {
+    public static func parse(message: JSON, games: GameCatalog) -> Parsed {
         guard case .object = message else { return .failure(.bad("a message must be a JSON object"), id: nil) }
         var id: JSON?
         if let raw = message["id"] {
@@ -128,18 +131,21 @@ public enum ClientMessageParser {
         guard let typeValue = message["type"] else { return .failure(.bad("missing type"), id: id) }
         guard let type = typeValue.stringValue else { return .failure(.bad("type must be a string"), id: id) }
         do {
-            let command = try command(type: type, message: message)
+            let command = try command(type: type, message: message, games: games)
             return .request(ClientRequest(id: id, command: command, message: message))
         } catch {
             return .failure(error, id: id)
         }
     }
 
-    private static func command(type: String, message: JSON) throws(ProtocolError) -> ClientCommand {
+    private static func command(type: String, message: JSON, games: GameCatalog) throws(ProtocolError) -> ClientCommand {
         switch type {
         case "create":
             guard let kindName = message["kind"]?.stringValue else { throw .bad("create needs a kind") }
-            guard let kind = GameKind(rawValue: kindName) else { throw .bad("unknown kind \(kindName): klondike, plane or race") }
+            guard games.game(named: kindName) != nil else {
+                throw .bad("unknown kind \(kindName): \(games.kinds.joined(separator: ", "))")
+            }
+            let kind = GameKind(kindName)
             let options = message["options"] ?? .object([])
             guard case .object = options else { throw .bad("options must be an object") }
             return .create(kind: kind, options: options)
@@ -184,7 +190,8 @@ public enum ClientMessageParser {
         case "mute":
             guard case .string(let who)? = message["who"], !who.isEmpty else { throw .bad("mute needs who: a spectator such as s3") }
             return .mute(who: who)
-        case _ where Gesture(rawValue: type) != nil:
+        case _ where games.hasCommand(type):
+            // Read by the game once its kind is known (`GameCatalog.parse`).
             return .gesture(type: type, message: message)
         default:
             throw ProtocolError(.unknownType, "unknown type \(type)")
@@ -204,4 +211,9 @@ public enum ClientMessageParser {
             return n
         }
     }
+}
+
+extension GameCatalog {
+    /// For reading messages that are never game commands (a join the server sends again itself).
+    static let noGameCommands = GameCatalog([])
 }

@@ -135,7 +135,7 @@ public struct LobbyEntry: Sendable, Equatable {
     public var spectators: Int
     public var created: Double
     public var updated: Double
-    /// A race's number of seats (nil for other kinds).
+    /// The number of seats of a game with seats (nil for others).
     public var seats: Int?
     /// The spectator delay in seconds (nil for none).
     public var delay: Double?
@@ -162,7 +162,7 @@ public struct LobbyEntry: Sendable, Equatable {
 extension LobbyEntry {
     /// An entry read back from its JSON (another cluster node's lobby).
     init?(json: JSON) {
-        guard let game = json["game"]?.stringValue, let kind = json["kind"]?.stringValue.flatMap(GameKind.init(rawValue:)),
+        guard let game = json["game"]?.stringValue, let kind = json["kind"]?.stringValue.map(GameKind.init(rawValue:)),
               let status = json["status"]?.stringValue, let seq = json["seq"]?.intValue,
               let players = json["players"]?.intValue, let spectators = json["spectators"]?.intValue,
               let created = json["created"]?.stringValue.flatMap(RFC3339.parse),

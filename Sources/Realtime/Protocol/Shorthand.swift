@@ -2,9 +2,9 @@ import Core
 
 /// The terminal shorthand (PROTOCOL section 7): one command line becomes the
 /// JSON message it stands for, which then takes the same path as any message.
-/// Game commands are read by their entry in the `Gesture` table.
+/// The generic gestures' forms are the `Gesture` table's; a game's own commands, the game's.
 enum Shorthand {
-    static func message(from line: String) -> Result<JSON, ProtocolError> {
+    static func message(from line: String, games: GameCatalog) -> Result<JSON, ProtocolError> {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }).map(String.init)
         guard let verb = words.first else { return .failure(.bad("empty command")) }
         if verb == "say" {
@@ -14,18 +14,21 @@ enum Shorthand {
         }
         let args = Array(words.dropFirst())
         do {
-            return .success(try message(verb: verb, args: args))
+            return .success(try message(verb: verb, args: args, games: games))
         } catch {
             return .failure(error)
         }
     }
 
-    private static func message(verb: String, args: [String]) throws(ProtocolError) -> JSON {
+    private static func message(verb: String, args: [String], games: GameCatalog) throws(ProtocolError) -> JSON {
         func usage(_ text: String) -> ProtocolError { .bad("usage: \(text)") }
-        if let gesture = Gesture(rawValue: verb) { return try gesture.shorthand(args) }
+        if let gesture = Gesture(rawValue: verb) {
+            do { return try gesture.shorthand(args) } catch { throw ProtocolError(error) }
+        }
+        if let own = try games.shorthand(verb, args) { return own }
         switch verb {
         case "create":
-            guard let kind = args.first else { throw usage("create klondike|plane|race [key=value ...]") }
+            guard let kind = args.first else { throw usage("create \(games.kinds.joined(separator: "|")) [key=value ...]") }
             return .object(["type": "create", "kind": .string(kind), "options": try keyValues(Array(args.dropFirst()))])
         case "join":
             var rest = args
@@ -65,45 +68,11 @@ enum Shorthand {
         }
     }
 
-    /// A target as typed in a terminal, as the JSON Pointer it stands for.
-    static func pointer(_ word: String) -> String { word.hasPrefix("/") ? word : "/" + word }
-
-    /// `draw=3 seed=42 deck=AS2S...` as an options object; numbers become numbers, `true`/`false` booleans.
     static func keyValues(_ args: [String]) throws(ProtocolError) -> JSON {
-        var pairs: [(key: String, value: JSON)] = []
-        for arg in args {
-            guard let eq = arg.firstIndex(of: "="), eq != arg.startIndex else {
-                throw .bad("expected key=value, got \(arg)")
-            }
-            let key = String(arg[..<eq])
-            let raw = String(arg[arg.index(after: eq)...])
-            if let i = Int(raw) {
-                pairs.append((key, .int(i)))
-            } else if let d = Double(raw), d.isFinite {
-                pairs.append((key, .double(d)))
-            } else if raw == "true" || raw == "false" {
-                pairs.append((key, .bool(raw == "true")))
-            } else {
-                pairs.append((key, .string(raw)))
-            }
-        }
-        return .object(pairs)
+        do { return try ShorthandWords.keyValues(args) } catch { throw ProtocolError(error) }
     }
 
     static func integer(_ word: String, _ name: String) throws(ProtocolError) -> JSON {
-        guard let n = Int(word) else { throw .bad("\(name) must be an integer, got \(word)") }
-        return .int(n)
-    }
-
-    static func number(_ word: String) throws(ProtocolError) -> JSON {
-        if let i = Int(word) { return .int(i) }
-        guard let d = Double(word), d.isFinite else { throw .bad("expected a number, got \(word)") }
-        return .double(d)
-    }
-
-    static func hexColour(_ word: String) -> (Int, Int, Int)? {
-        let hex = word.hasPrefix("#") ? String(word.dropFirst()) : word
-        guard hex.count == 6, let value = Int(hex, radix: 16) else { return nil }
-        return ((value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF)
+        do { return try ShorthandWords.integer(word, name) } catch { throw ProtocolError(error) }
     }
 }

@@ -83,7 +83,7 @@ public final class BoardcastServer {
                 inbox.withLock { $0.append(.event(.storageFailed(tickets, reason: "\(error)"))) }
                 waker.wake()
             })
-        var config = Hub.Config()
+        var config = Hub.Config(games: options.games)
         config.idleSeconds = options.idleSeconds
         config.createsPerMinute = options.limits.createsPerMinute
         config.retainSeconds = options.retainDays.map { $0 * 86_400 }
@@ -97,8 +97,8 @@ public final class BoardcastServer {
             config.windowSize = Int.max
         }
         hubConfig = config
-        work = OffServiceWork(inbox: inbox, waker: lws.waker, solverBudget: config.solverBudget)
-        storageReads = StorageReads(store: store, sharedStore: sharedStore, windowSize: config.windowSize,
+        work = OffServiceWork(inbox: inbox, waker: lws.waker, solverBudget: config.solverBudget, prover: config.games.prover)
+        storageReads = StorageReads(store: store, sharedStore: sharedStore, windowSize: config.windowSize, games: config.games,
                                     metrics: metrics, work: work)
         let startedAt = clock.now.monotonic
         retention = options.retainDays.map { RetentionSweep(retainDays: $0, start: startedAt) }
@@ -127,7 +127,7 @@ public final class BoardcastServer {
         let now = clock.now
         let live = try store.games(updatedSince: now.unixTime - options.idleSeconds)
         for stored in live {
-            let loaded = try GameLoader.rebuild(stored, from: store, windowSize: hubConfig.windowSize, asOf: now.unixTime)
+            let loaded = try GameLoader.rebuild(stored, from: store, games: hubConfig.games, windowSize: hubConfig.windowSize, asOf: now.unixTime)
             handle(.read(.loaded(game: stored.id, .loaded(loaded))), at: now)
         }
         commits.flush()

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// What the service thread hands to other threads and hears back through its inbox:
@@ -20,12 +21,14 @@ final class OffServiceWork: Sendable {
     private let inbox: LockedBox<[ServiceInboxItem]>
     private let waker: LWSWaker
     private let solverBudget: Int
+    private let prover: (any DealProver)?
     private let readers = DispatchQueue(label: "boardcast-read", attributes: .concurrent)
     /// A hard deal takes up to its budget, so solves wait for one of these slots.
     private let solvers = DispatchQueue(label: "boardcast-solve", attributes: .concurrent)
     private let solverSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 
-    init(inbox: LockedBox<[ServiceInboxItem]>, waker: LWSWaker, solverBudget: Int) {
+    init(inbox: LockedBox<[ServiceInboxItem]>, waker: LWSWaker, solverBudget: Int, prover: (any DealProver)?) {
+        self.prover = prover
         self.inbox = inbox
         self.waker = waker
         self.solverBudget = solverBudget
@@ -49,6 +52,7 @@ final class OffServiceWork: Sendable {
         let inbox = self.inbox
         let waker = self.waker
         let budget = solverBudget
+        let prover = self.prover
         let post: @Sendable (SolveResult) -> Void = { result in
             inbox.withLock { $0.append(.event(.solved(result))) }
             waker.wake()
@@ -59,7 +63,7 @@ final class OffServiceWork: Sendable {
             // worker: its niceness would stay with the worker for whatever runs on it next.)
             let filler = Thread {
                 setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-                post(SolverWork.run(job, budget: budget))
+                post(SolverWork.run(job, budget: budget, prover: prover))
             }
             filler.name = "boardcast-pool"
             filler.start()
@@ -68,7 +72,7 @@ final class OffServiceWork: Sendable {
         let slots = solverSlots
         solvers.async {
             slots.wait()
-            let result = SolverWork.run(job, budget: budget)
+            let result = SolverWork.run(job, budget: budget, prover: prover)
             slots.signal()
             post(result)
         }

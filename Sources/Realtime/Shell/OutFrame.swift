@@ -60,7 +60,7 @@ public final class OutFrame: @unchecked Sendable, Equatable {
 /// typed by the encoder that made the frame, so nothing reads the bytes back.
 enum FrameKind: Sendable, Equatable {
     case plain
-    /// The owner took the connection into a game (a race player's seat is its player id).
+    /// The owner took the connection into a game (a seated player's seat is its player id).
     case joined(game: String, kind: GameKind, role: Role)
     case diff(seq: Int)
     /// An `ack` or an `error`: the last message of a reply.

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 public struct ServerOptions: Sendable {
@@ -28,7 +29,11 @@ public struct ServerOptions: Sendable {
     /// Games untouched (no command, join or watch) this many days are deleted; nil keeps every game.
     public var retainDays: Double?
 
-    public init(host: String, port: Int, data: String, web: String, pingInterval: Int) {
+    /// The games this server offers.
+    public var games: GameCatalog
+
+    public init(host: String, port: Int, data: String, web: String, pingInterval: Int, games: GameCatalog) {
+        self.games = games
         self.host = host
         self.port = port
         self.data = data

@@ -1,3 +1,5 @@
+import Core
+
 /// The hub's storage reads, carried out on the reader threads (`OffServiceWork`): each
 /// answer comes back to the service thread as a `HubEvent.read`.
 struct StorageReads {
@@ -5,6 +7,7 @@ struct StorageReads {
     /// The store again when several nodes share it: claims, releases, owners.
     let sharedStore: (any SharedGameStore)?
     let windowSize: Int
+    let games: GameCatalog
     let metrics: ServerMetrics
     let work: OffServiceWork
 
@@ -17,7 +20,10 @@ struct StorageReads {
         case .load(let game):
             metrics.gamesLoaded.increment()
             let window = windowSize
-            work.read { .event(.read(.loaded(game: game, GameLoader.load(game, from: store, windowSize: window, asOf: asOf)))) }
+            let games = self.games
+            work.read {
+                .event(.read(.loaded(game: game, GameLoader.load(game, from: store, games: games, windowSize: window, asOf: asOf))))
+            }
         case .history(let history):
             work.read {
                 .event(.read(.history(token: history.token, frames: (try? store.diffs(
@@ -37,9 +43,10 @@ struct StorageReads {
             guard let shared = sharedStore else { return }
             metrics.gamesLoaded.increment()
             let window = windowSize
+            let games = self.games
             work.read {
                 .event(.read(.acquired(game: game, GameLoader.acquire(game, from: shared, node: node, takeover: takeover,
-                                                                       windowSize: window, asOf: asOf))))
+                                                                       games: games, windowSize: window, asOf: asOf))))
             }
         case .release(let game, let node, let epoch):
             guard let shared = sharedStore else { return }

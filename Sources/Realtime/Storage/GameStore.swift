@@ -3,7 +3,7 @@ import Core
 /// A game as stored: enough to rebuild it by replaying its commands through Core.
 public struct StoredGame: Sendable, Equatable {
     public var id: String
-    /// `klondike` or `plane`.
+    /// The game's kind name (`GameKind`).
     public var kind: String
     /// The full creation options, secret parts included (seed, deck, entropy): never shown to clients.
     public var options: JSON

@@ -4,7 +4,7 @@ import JSONPatchCheck
 
 extension Race {
     /// Every view of the race: the spectators', then one per seat.
-    var viewers: [RaceViewer] { [.spectator] + seats.map { .seat($0) } }
+    var viewers: [Viewer] { [.spectator] + seats.map { .seat($0) } }
 
     /// A race of `seats` tables dealt from `deal`, already started at `time`.
     static func started(seats: Int = 2, draw: Int = 1, deal: KlondikeDeal = .seed(7), entropy: UInt64 = 1, time: Double = 0) throws -> Race {
@@ -119,7 +119,7 @@ enum RacePlayChecks {
     /// state but no card name at all in its stock, waste or tableau; and no op of the seat's
     /// diff carries a card name into a rival's stock, waste or tableau. So a seated player
     /// never reads off a rival's table a card their own table hides.
-    static func checkMasked(_ race: Race, full: JSON? = nil, for viewer: RaceViewer, diff: Diff,
+    static func checkMasked(_ race: Race, full: JSON? = nil, for viewer: Viewer, diff: Diff,
                             sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         func breach(_ message: String) -> Bool {
             Issue.record("\(viewer): \(message)", sourceLocation: sourceLocation)

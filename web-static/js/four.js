@@ -1,0 +1,719 @@
+// @ts-check
+/**
+ * Four in a row (PROTOCOL section 16): two seats take turns dropping discs
+ * into a board of 7 columns and 6 rows. The board draws the state's
+ * `columns` (bottom first), lets a disc fall into place when a diff adds one,
+ * draws the winning `line`, and turns a tap on a column (or a disc dragged
+ * from the tray and dropped over one, or the keys 1 to 7) into
+ * `{"type":"tap","target":"/columns/C"}`. It never changes the state itself:
+ * the server does.
+ */
+import { el, svg, icon, toast, confirmDialog } from "./ui.js";
+
+export const COLUMNS = 7;
+export const ROWS = 6;
+/** The seats, in order. */
+export const SEATS = ["p1", "p2"];
+/** How each seat's discs look: a colour, and a mark for those who cannot tell the colours apart. */
+export const LOOKS = /** @type {{[seat: string]: {color: string, mark: string}}} */ ({
+  p1: { color: "red", mark: "cross" },
+  p2: { color: "yellow", mark: "ring" },
+});
+
+const DRAG_THRESHOLD = 6;
+const HINT_MS = 3500;
+
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// ---- the game as data ----------------------------------------------------------
+
+/** The other seat. @param {string} seat */
+export function otherSeat(seat) {
+  return seat === "p1" ? "p2" : "p1";
+}
+
+/** The column a target names ("/columns/3", "/columns/3/2", "columns/3"), or null. @param {any} target */
+export function columnOf(target) {
+  const m = /^\/?columns\/(\d+)(?:\/\d+)?$/.exec(String(target ?? ""));
+  if (!m) return null;
+  const c = Number(m[1]);
+  return c >= 0 && c < COLUMNS ? c : null;
+}
+
+/** The discs of a column, bottom first (an empty list for a missing one). @param {any} state @param {number} c @returns {string[]} */
+export function discsOf(state, c) {
+  const col = state?.columns?.[c];
+  return Array.isArray(col) ? col : [];
+}
+
+/** Rows of a state's board. @param {any} state */
+export function rowsOf(state) {
+  return Number.isInteger(state?.rows) && state.rows > 0 ? state.rows : ROWS;
+}
+
+/** Columns of a state's board. @param {any} state */
+export function columnsOf(state) {
+  return Array.isArray(state?.columns) && state.columns.length ? state.columns.length : COLUMNS;
+}
+
+/**
+ * Discs a new state has that the previous one had not, bottom first per column.
+ * @param {any} prev
+ * @param {any} next
+ * @returns {{c: number, r: number, seat: string}[]}
+ */
+export function addedDiscs(prev, next) {
+  const out = [];
+  for (let c = 0; c < columnsOf(next); c++) {
+    const before = discsOf(prev, c), after = discsOf(next, c);
+    // A column that shrank or changed below was cleared (a new game): nothing fell there.
+    if (after.length <= before.length || before.some((d, r) => after[r] !== d)) continue;
+    for (let r = before.length; r < after.length; r++) out.push({ c, r, seat: after[r] });
+  }
+  return out;
+}
+
+/** How a game that is over ended, as far as its state tells. @param {any} state @returns {"four" | "resign" | "time" | "drawn" | null} */
+export function endOf(state) {
+  if (!state) return null;
+  if (state.status === "drawn") return "drawn";
+  if (state.status !== "won") return null;
+  if (Array.isArray(state.line) && state.line.length) return "four";
+  const loser = state.winner ? otherSeat(state.winner) : null;
+  if (loser && state.clocks && state.clocks[loser] === 0) return "time";
+  return "resign";
+}
+
+/**
+ * The line that says whose turn it is (or how the game ended), for a page that
+ * holds the seat `you` (undefined for a spectator).
+ * @param {any} state
+ * @param {string | undefined} you
+ */
+export function turnText(state, you) {
+  if (!state) return "";
+  const who = (/** @type {string} */ seat) => (seat === you ? "You" : seat);
+  switch (state.status) {
+    case "waiting":
+      return you ? "Waiting for an opponent" : "Waiting for a second player";
+    case "playing":
+      return state.turn === you ? "Your turn" : `${state.turn}'s turn`;
+    case "won": {
+      const how = endOf(state);
+      const loser = otherSeat(state.winner);
+      if (how === "four") return `${who(state.winner)} won with four in a row`;
+      if (how === "time") return `${who(state.winner)} won: ${loser === you ? "you" : loser} ran out of time`;
+      return `${who(state.winner)} won: ${loser === you ? "you" : loser} resigned`;
+    }
+    case "drawn":
+      return "Drawn: the board is full";
+    default:
+      return "";
+  }
+}
+
+// ---- the board ---------------------------------------------------------------
+
+/**
+ * @typedef {object} FourOptions
+ * @property {boolean} interactive a seated player: taps and drags drop discs
+ * @property {(message: {[key: string]: any}) => Promise<any>} send
+ * @property {() => (string | undefined)} you this page's seat
+ */
+
+/** A disc element of a seat. @param {string} seat @param {string} [cls] */
+function discNode(seat, cls = "") {
+  return el(`div.four-disc${cls}`, { dataset: { seat }, "aria-hidden": "true" });
+}
+
+export class FourView {
+  /**
+   * @param {HTMLElement} host
+   * @param {FourOptions} options
+   */
+  constructor(host, options) {
+    this.host = host;
+    this.options = options;
+    /** @type {any} */
+    this.state = null;
+    this.columns = 0;
+    this.rows = 0;
+    /** @type {HTMLButtonElement[]} */
+    this.colButtons = [];
+    /** @type {HTMLElement[][]} cells[c][r], r = 0 at the bottom */
+    this.cells = [];
+    /** @type {number | null} the column under the pointer */
+    this.hover = null;
+    /** @type {any} a pointer gesture under way */
+    this.gesture = null;
+    this.hintTimer = 0;
+    /** @type {(() => void) | null} copies the play link (set by the page, for a player) */
+    this.invite = null;
+    /** @type {(() => void)[]} */
+    this.off = [];
+
+    this.turn = el("p.four-turn", { role: "status", "aria-live": "polite" });
+    this.legend = el("ul.four-seats", { "aria-label": "Seats" });
+    this.inviteSlot = el("div.four-invite", { hidden: true });
+    this.board = el("div.four-board", { role: "group", "aria-label": "Four in a row board: 7 columns" });
+    this.lineSvg = svg("svg", { class: "four-line", "aria-hidden": "true" });
+    this.frame = el("div.four-frame", {}, this.board, this.lineSvg);
+    this.trayDisc = el("div.four-disc.four-tray-disc", { "aria-hidden": "true" });
+    this.trayText = el("span.four-tray-text", {}, "");
+    this.tray = el("div.four-tray", { hidden: !options.interactive }, this.trayDisc, this.trayText);
+    this.root = el("div.four", { dataset: { interactive: String(options.interactive) } },
+      el("div.four-head", {}, this.turn, this.legend), this.inviteSlot, this.frame, this.tray);
+    host.append(this.root);
+
+    this.resizeObserver = new ResizeObserver(() => this.fit());
+    this.resizeObserver.observe(host);
+    const onWindowResize = () => this.fit();
+    window.addEventListener("resize", onWindowResize);
+    this.off.push(() => window.removeEventListener("resize", onWindowResize));
+    if (options.interactive) this.bindGestures();
+  }
+
+  /** This page's seat, if it plays. */
+  get you() {
+    return this.options.interactive ? this.options.you() : undefined;
+  }
+
+  /** Whether a disc dropped now is this page's move. */
+  get myTurn() {
+    const s = this.state;
+    return !!s && s.status === "playing" && !!this.you && s.turn === this.you;
+  }
+
+  /** @param {number} columns @param {number} rows */
+  build(columns, rows) {
+    this.columns = columns;
+    this.rows = rows;
+    this.board.style.setProperty("--columns", String(columns));
+    this.board.style.setProperty("--rows", String(rows));
+    this.frame.style.setProperty("--ratio", String(columns / rows));
+    this.colButtons = [];
+    this.cells = [];
+    const cols = [];
+    for (let c = 0; c < columns; c++) {
+      const cells = [];
+      for (let r = 0; r < rows; r++) cells.push(el("div.four-cell", { dataset: { row: String(r) } }));
+      const button = /** @type {HTMLButtonElement} */ (el("button.four-col", {
+        type: "button",
+        dataset: { col: String(c) },
+        "aria-keyshortcuts": c < 9 ? String(c + 1) : undefined,
+        disabled: !this.options.interactive,
+      }, ...cells));
+      // Keyboard activation (Enter, Space); pointers drop on release, below.
+      button.addEventListener("click", (e) => { if (e.detail === 0) this.drop(c); });
+      this.colButtons.push(button);
+      this.cells.push(cells);
+      cols.push(button);
+    }
+    this.board.replaceChildren(...cols);
+  }
+
+  /**
+   * Shows `state`; discs a diff added fall into place.
+   * @param {any} state
+   * @param {boolean} animate
+   */
+  setState(state, animate) {
+    const prev = this.state;
+    this.state = state;
+    const columns = columnsOf(state), rows = rowsOf(state);
+    if (columns !== this.columns || rows !== this.rows) {
+      this.build(columns, rows);
+      animate = false;
+    }
+    const fell = new Set(animate && prev ? addedDiscs(prev, state).map((d) => `${d.c},${d.r}`) : []);
+    const line = new Set(Array.isArray(state.line) ? state.line.map((/** @type {number[]} */ p) => `${p[0]},${p[1]}`) : []);
+    const motion = !reducedMotion();
+    // The ghost goes first: it is no disc of the state (it comes back below, where it now lands).
+    for (const ghost of this.board.querySelectorAll(".four-ghost")) ghost.remove();
+    for (let c = 0; c < columns; c++) {
+      const discs = discsOf(state, c);
+      for (let r = 0; r < rows; r++) {
+        const cell = this.cells[c][r];
+        const seat = discs[r];
+        let disc = /** @type {HTMLElement | null} */ (cell.querySelector(".four-disc:not(.four-ghost)"));
+        if (!seat) {
+          disc?.remove();
+          cell.removeAttribute("data-seat");
+          continue;
+        }
+        if (!disc || disc.dataset.seat !== seat) {
+          disc?.remove();
+          disc = discNode(seat);
+          cell.append(disc);
+        }
+        cell.dataset.seat = seat;
+        disc.classList.toggle("win", line.has(`${c},${r}`));
+        if (fell.has(`${c},${r}`) && motion) this.fall(disc, c, r);
+      }
+      const button = this.colButtons[c];
+      button.dataset.count = String(discs.length);
+      button.classList.toggle("full", discs.length >= rows);
+      button.setAttribute("aria-label", this.columnLabel(c, discs, rows));
+    }
+    this.board.dataset.line = Array.isArray(state.line) ? state.line.map((/** @type {number[]} */ p) => p.join(",")).join(" ") : "";
+    this.root.dataset.status = String(state.status);
+    this.root.dataset.turn = state.turn ?? "";
+    this.root.dataset.mine = String(this.myTurn);
+    if (!this.myTurn) this.setHover(null);
+    else if (this.hover !== null) this.setHover(this.hover);
+    this.paintHead();
+    this.paintTray();
+    this.fit();
+  }
+
+  /** What a screen reader says of a column. @param {number} c @param {string[]} discs @param {number} rows */
+  columnLabel(c, discs, rows) {
+    const what = discs.length ? `${discs.length} of ${rows}: ${discs.map((d) => `${d} ${LOOKS[d]?.color ?? ""}`.trim()).join(", ")} from the bottom` : "empty";
+    return `Column ${c + 1}, ${what}${discs.length >= rows ? ", full" : ""}`;
+  }
+
+  /** A disc falls from above the board to its cell. @param {HTMLElement} disc @param {number} c @param {number} r */
+  fall(disc, c, r) {
+    const top = this.cells[c][this.rows - 1].getBoundingClientRect();
+    const here = this.cells[c][r].getBoundingClientRect();
+    const pitch = this.rows > 1 ? (this.cells[c][0].getBoundingClientRect().top - top.top) / (this.rows - 1) : here.height;
+    const from = here.top - top.top + pitch;
+    disc.style.setProperty("--from", `${-from.toFixed(1)}px`);
+    disc.style.setProperty("--fall-ms", `${Math.round(220 + Math.sqrt(Math.max(0, this.rows - r)) * 90)}ms`);
+    disc.classList.remove("falling");
+    void disc.offsetWidth;
+    disc.classList.add("falling");
+    disc.addEventListener("animationend", () => disc.classList.remove("falling"), { once: true });
+  }
+
+  paintHead() {
+    const s = this.state;
+    const you = this.you;
+    const text = turnText(s, you);
+    const chipSeat = s.status === "playing" ? s.turn : s.status === "won" ? s.winner : null;
+    this.turn.replaceChildren(chipSeat ? discNode(chipSeat, ".chip") : "", el("span.four-turn-text", {}, text));
+    this.turn.dataset.mine = String(this.myTurn);
+    this.legend.replaceChildren(...SEATS.map((seat) => el("li", {
+      dataset: { seat },
+      class: s.turn === seat && s.status === "playing" ? "to-move" : undefined,
+    }, discNode(seat, ".chip"), el("span", {}, seat === you ? `${seat} (you)` : seat))));
+    const inviting = s.status === "waiting" && !!you && !!this.invite;
+    this.inviteSlot.hidden = !inviting;
+    if (inviting && !this.inviteSlot.childElementCount) {
+      this.inviteSlot.append(
+        el("span", {}, "Send the play link to a friend: whoever opens it plays the other seat."),
+        el("button.btn.small.primary.four-invite-btn", { type: "button", onclick: () => this.invite?.() }, "Copy play link"));
+    }
+  }
+
+  paintTray() {
+    if (!this.options.interactive) return;
+    const you = this.you;
+    const mine = this.myTurn;
+    this.trayDisc.dataset.seat = you ?? "";
+    this.tray.dataset.active = String(mine);
+    this.trayText.textContent = mine ? "Tap a column, drag this disc over one, or press 1\u20137"
+      : this.state?.status === "playing" ? "Wait for your turn" : this.state?.status === "waiting" ? "The game starts when both seats are taken" : "Game over";
+  }
+
+  /** Sizes the board to the room under its top: a phone shows it whole. */
+  fit() {
+    const width = this.host.clientWidth;
+    if (!width || !this.columns) return;
+    const top = this.frame.getBoundingClientRect().top + window.scrollY;
+    const bar = /** @type {HTMLElement | null} */ (document.querySelector(".game-bar .tools"));
+    const covered = bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0;
+    const tray = this.tray.hidden ? 0 : this.tray.offsetHeight + 10;
+    const room = window.innerHeight - top - covered - tray - 16;
+    const ratio = this.columns / this.rows;
+    const w = Math.max(240, Math.min(width, 720, room * ratio));
+    this.frame.style.width = `${Math.floor(w)}px`;
+    this.drawLine();
+  }
+
+  /** The winning line through the centres of its cells. */
+  drawLine() {
+    const s = this.state;
+    const line = s && Array.isArray(s.line) && s.line.length >= 2 ? s.line : null;
+    if (!line) {
+      this.lineSvg.replaceChildren();
+      return;
+    }
+    const box = this.frame.getBoundingClientRect();
+    const centre = (/** @type {number[]} */ p) => {
+      const cell = this.cells[p[0]]?.[p[1]];
+      if (!cell) return null;
+      const r = cell.getBoundingClientRect();
+      return { x: r.left - box.left + r.width / 2, y: r.top - box.top + r.height / 2, size: r.width };
+    };
+    const a = centre(line[0]), b = centre(line[line.length - 1]);
+    if (!a || !b) return;
+    this.lineSvg.setAttribute("viewBox", `0 0 ${box.width.toFixed(1)} ${box.height.toFixed(1)}`);
+    const width = Math.max(4, a.size * 0.16);
+    const attrs = { x1: a.x.toFixed(1), y1: a.y.toFixed(1), x2: b.x.toFixed(1), y2: b.y.toFixed(1) };
+    this.lineSvg.replaceChildren(
+      svg("line", { ...attrs, class: "four-line-shadow", "stroke-width": (width + 4).toFixed(1) }),
+      svg("line", { ...attrs, class: "four-line-stroke", "stroke-width": width.toFixed(1) }));
+    this.lineSvg.dataset.from = line[0].join(",");
+    this.lineSvg.dataset.to = line[line.length - 1].join(",");
+  }
+
+  // ---- gestures -------------------------------------------------------
+
+  bindGestures() {
+    /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn */
+    const on = (target, type, fn) => { target.addEventListener(type, fn); this.off.push(() => target.removeEventListener(type, fn)); };
+    on(this.board, "pointerdown", (/** @type {PointerEvent} */ e) => this.pointerDown(e, false));
+    on(this.trayDisc, "pointerdown", (/** @type {PointerEvent} */ e) => this.pointerDown(e, true));
+    for (const node of [this.board, this.trayDisc]) {
+      on(node, "pointermove", (/** @type {PointerEvent} */ e) => this.pointerMove(e));
+      on(node, "pointerup", (/** @type {PointerEvent} */ e) => this.pointerUp(e));
+      on(node, "pointercancel", (/** @type {PointerEvent} */ e) => this.cancel(e));
+      on(node, "lostpointercapture", (/** @type {PointerEvent} */ e) => this.cancel(e));
+    }
+    on(this.board, "pointerleave", (/** @type {PointerEvent} */ e) => { if (!this.gesture && e.pointerType === "mouse") this.setHover(null); });
+    on(this.board, "contextmenu", (/** @type {Event} */ e) => e.preventDefault());
+  }
+
+  /**
+   * The column under a point: over the board, or just above it (where a disc is held).
+   * @param {number} x @param {number} y
+   * @returns {number | null}
+   */
+  columnAt(x, y) {
+    const b = this.board.getBoundingClientRect();
+    const pitch = b.height / Math.max(1, this.rows);
+    if (y < b.top - pitch * 1.5 || y > b.bottom + pitch * 0.25) return null;
+    for (let c = 0; c < this.colButtons.length; c++) {
+      const r = this.colButtons[c].getBoundingClientRect();
+      if (x >= r.left && x < r.right) return c;
+    }
+    return null;
+  }
+
+  /** @param {PointerEvent} e @param {boolean} fromTray */
+  pointerDown(e, fromTray) {
+    if (e.button !== 0 || this.gesture || !this.state) return;
+    if (fromTray && !this.myTurn) return;
+    const target = /** @type {HTMLElement} */ (e.currentTarget);
+    this.gesture = { pointerId: e.pointerId, fromTray, x: e.clientX, y: e.clientY, moved: false, target, float: null };
+    try { target.setPointerCapture(e.pointerId); } catch { /* a synthetic pointer may not be capturable */ }
+    if (fromTray) e.preventDefault();
+    if (this.myTurn) this.setHover(fromTray ? null : this.columnAt(e.clientX, e.clientY));
+  }
+
+  /** @param {PointerEvent} e */
+  pointerMove(e) {
+    const g = this.gesture;
+    if (!g) {
+      // A mouse over the board: the column it points at, on our turn.
+      if (e.pointerType === "mouse" && e.currentTarget === this.board) this.setHover(this.myTurn ? this.columnAt(e.clientX, e.clientY) : null);
+      return;
+    }
+    if (g.pointerId !== e.pointerId) return;
+    if (!g.moved && Math.hypot(e.clientX - g.x, e.clientY - g.y) < DRAG_THRESHOLD) return;
+    if (!g.moved) {
+      g.moved = true;
+      if (g.fromTray) {
+        g.float = discNode(this.you ?? "p1", ".four-float");
+        const size = this.cells[0]?.[0]?.getBoundingClientRect().width ?? 48;
+        g.float.style.width = g.float.style.height = `${Math.round(size * 0.84)}px`;
+        document.body.append(g.float);
+        this.trayDisc.classList.add("lifted");
+      }
+    }
+    e.preventDefault();
+    if (g.float) g.float.style.transform = `translate(${e.clientX}px, ${e.clientY}px) translate(-50%, -50%)`;
+    this.setHover(this.myTurn ? this.columnAt(e.clientX, e.clientY) : null);
+  }
+
+  /** @param {PointerEvent} e */
+  pointerUp(e) {
+    const g = this.gesture;
+    if (!g || g.pointerId !== e.pointerId) return;
+    this.endGesture();
+    const c = this.columnAt(e.clientX, e.clientY);
+    if (e.pointerType !== "mouse" || !this.myTurn) this.setHover(null);
+    if (c === null) return;
+    // From the tray only a drop counts; on the board a tap or a slide drops where it is let go.
+    if (g.fromTray && !g.moved) return;
+    this.drop(c);
+  }
+
+  /** @param {PointerEvent} e */
+  cancel(e) {
+    const g = this.gesture;
+    if (!g || g.pointerId !== e.pointerId) return;
+    this.endGesture();
+    this.setHover(null);
+  }
+
+  endGesture() {
+    const g = this.gesture;
+    this.gesture = null;
+    if (!g) return;
+    g.float?.remove();
+    this.trayDisc.classList.remove("lifted");
+    try { g.target.releasePointerCapture(g.pointerId); } catch { /* already released */ }
+  }
+
+  /** Marks the column a disc would go into, with a ghost disc where it would land. @param {number | null} c */
+  setHover(c) {
+    this.hover = c;
+    for (const ghost of this.board.querySelectorAll(".four-ghost")) ghost.remove();
+    this.colButtons.forEach((b, i) => b.classList.toggle("hover", i === c));
+    if (c === null || !this.state || !this.you) return;
+    const r = discsOf(this.state, c).length;
+    if (r < this.rows) this.cells[c][r].append(discNode(this.you, ".four-ghost"));
+  }
+
+  /** Drops this page's disc into column c: the server says whether it may. @param {number} c */
+  drop(c) {
+    if (!this.options.interactive || !this.state || c < 0 || c >= this.columns) return;
+    this.options.send({ type: "tap", target: `/columns/${c}` }).catch((error) => {
+      if (error?.code !== "illegal-move") return;
+      const why = String(error.message || "That move is not allowed");
+      toast(why[0].toUpperCase() + why.slice(1), "error");
+      this.nudge(c);
+    });
+  }
+
+  /** A small shake of a column: "that did not work". @param {number} c */
+  nudge(c) {
+    if (reducedMotion()) return;
+    this.colButtons[c]?.animate([{ transform: "none" }, { transform: "translateX(-4px)" }, { transform: "translateX(4px)" }, { transform: "none" }], { duration: 240, easing: "ease-in-out" });
+  }
+
+  /** A hint: the column the server would play, marked for a moment. @param {number} c */
+  showHint(c) {
+    this.clearHint();
+    const button = this.colButtons[c];
+    if (!button) return;
+    button.classList.add("hinted");
+    this.board.dataset.hint = String(c);
+    this.hintTimer = window.setTimeout(() => this.clearHint(), HINT_MS);
+  }
+
+  clearHint() {
+    clearTimeout(this.hintTimer);
+    for (const b of this.colButtons) b.classList.remove("hinted");
+    delete this.board.dataset.hint;
+  }
+
+  destroy() {
+    this.endGesture();
+    this.resizeObserver.disconnect();
+    for (const off of this.off) off();
+    clearTimeout(this.hintTimer);
+    this.root.remove();
+  }
+}
+
+// ---- the game: what the page does around the board -----------------------------
+
+/** Four in a row being played or watched: turns, resigning, a new game, hints for spectators. */
+export class FourPlay {
+  /** @param {import("./games.js").Shell} shell @param {FourView} board */
+  constructor(shell, board) {
+    this.shell = shell;
+    this.board = board;
+    /** @type {HTMLButtonElement | null} */
+    this.resignButton = null;
+    /** @type {HTMLButtonElement | null} */
+    this.newButton = null;
+    /** @type {HTMLButtonElement | null} */
+    this.hintButton = null;
+    board.invite = () => {
+      const url = shell.playURL();
+      if (url) shell.copyLink(url, "play");
+    };
+  }
+
+  get state() {
+    return this.shell.session.state;
+  }
+
+  get over() {
+    const s = this.state;
+    return !!s && (s.status === "won" || s.status === "drawn");
+  }
+
+  tools() {
+    const s = this.shell;
+    const tools = [];
+    this.resignButton = this.newButton = this.hintButton = null;
+    if (s.isPlayer) {
+      tools.push(this.resignButton = /** @type {HTMLButtonElement} */ (s.tool("Resign", "resign", "", () => this.resign(), "resign")));
+      tools.push(this.newButton = /** @type {HTMLButtonElement} */ (s.tool("New game", "deal", "N", () => s.newDeal(false), "new-game")));
+    } else {
+      // A player's hint would play for them (forbidden); a spectator may ask.
+      tools.push(this.hintButton = /** @type {HTMLButtonElement} */ (s.tool("Hint", "hint", "H", () => s.askHint(), "hint")));
+    }
+    return tools;
+  }
+
+  /** @param {any} st */
+  stats(st) {
+    const playing = st.status === "playing";
+    if (this.resignButton) this.resignButton.hidden = !playing;
+    if (this.newButton) this.newButton.hidden = !this.over;
+    if (this.hintButton) this.hintButton.disabled = !playing;
+    const label = { waiting: "Waiting", playing: "Playing", won: "Won", drawn: "Drawn" }[String(st.status)] ?? String(st.status);
+    return [this.shell.stat("Moves", st.moves ?? 0, "moves"), el(`span.badge.status.${st.status}`, {}, label)];
+  }
+
+  /** @param {import("./session.js").StateChange} change */
+  changed(change) {
+    const s = change.state, overlay = this.shell.overlay;
+    if (this.over && change.via === "snapshot" && overlay.hidden) {
+      // A late joiner: the event was before our time; show what the state says.
+      this.showEnd({ event: s.status, by: s.winner, reason: endOf(s), moves: s.moves });
+    } else if (!this.over && overlay.dataset.kind === "four-end" && !overlay.hidden) {
+      this.shell.hideWon();
+    }
+  }
+
+  /** @param {any} e */
+  event(e) {
+    const you = this.shell.isPlayer ? this.shell.session.you : undefined;
+    if (e.event === "start") {
+      const first = this.state?.turn;
+      toast(you ? `Your opponent is here: ${first === you ? "you start" : `${first} starts`}!` : "Both seats are taken: the game is on");
+    } else if (e.event === "won" || e.event === "drawn") {
+      this.showEnd(e);
+    } else if (e.event === "reset") {
+      this.shell.hideWon();
+      this.board.clearHint();
+      const first = this.state?.turn;
+      toast(`A new game: ${first === you ? "you start" : `${first} starts`}`);
+    }
+  }
+
+  /** The won or drawn message. @param {any} info an event, or the same figures from a state */
+  showEnd(info) {
+    const s = this.shell;
+    const you = s.isPlayer ? s.session.you : undefined;
+    const drawn = info.event === "drawn";
+    const winner = drawn ? null : String(info.by ?? this.state?.winner ?? "");
+    const loser = winner ? otherSeat(winner) : null;
+    const title = drawn ? "It\u2019s a draw" : you ? (winner === you ? "You won!" : "You lost") : `${winner} wins!`;
+    const who = (/** @type {string | null} */ seat) => (seat === you ? "You" : seat);
+    const why = drawn ? "The board is full"
+      : info.reason === "resign" ? `${who(loser)} resigned`
+      : info.reason === "time" ? `${who(loser)} ran out of time`
+      : `Four in a row for ${winner === you ? "you" : winner}`;
+    const actions = [];
+    if (s.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => s.newDeal(false) }, "New game"));
+    actions.push(s.replayButton());
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => s.hideWon() }, "Look at the board"));
+    const art = el("div.four-end-art", { "aria-hidden": "true" }, ...(winner ? [discNode(winner, ".chip")] : SEATS.map((seat) => discNode(seat, ".chip"))));
+    s.showOverlay("four-end", title, [el("p.won-sub.four-why", {}, why), s.figures({ moves: info.moves, seconds: info.seconds })], actions, art);
+    s.overlay.dataset.result = drawn ? "drawn" : you ? (winner === you ? "won" : "lost") : "won";
+  }
+
+  async resign() {
+    if (this.state?.status !== "playing" || document.querySelector("dialog[open]")) return;
+    if (!(await confirmDialog("Resign?", "Your opponent wins this game.", "Resign"))) return;
+    this.shell.command({ type: "resign" }).catch((e) => { if (e.code === "illegal-move") toast(e.message, "error"); });
+  }
+
+  /** N, the New game button, a shake: a new game, once this one is over. @param {boolean} fromShake */
+  newGame(fromShake) {
+    if (this.over) this.shell.command({ type: "reset" }).catch((e) => { if (e.code === "illegal-move") toast(e.message, "error"); });
+    else if (!fromShake) toast("A new game can start once this one is over");
+  }
+
+  /** @param {any} h */
+  hint(h) {
+    const c = columnOf(h.to);
+    if (c === null) toast("No hint: the game is not being played");
+    else this.board.showHint(c);
+  }
+
+  /** @param {KeyboardEvent} e */
+  key(e) {
+    if (e.ctrlKey || e.metaKey) return;
+    const s = this.shell;
+    if (/^[1-9]$/.test(e.key)) {
+      const c = Number(e.key) - 1;
+      if (!s.isPlayer || c >= this.board.columns) return;
+      e.preventDefault();
+      this.board.drop(c);
+    } else if (e.key.toLowerCase() === "h" && !s.isPlayer) {
+      s.askHint();
+    } else if (e.key.toLowerCase() === "n" && s.isPlayer) {
+      s.newDeal(false);
+    }
+  }
+
+  destroy() {
+    this.board.invite = null;
+  }
+}
+
+/** A diff's cause, for the replay's caption. @param {any} cause */
+function describe(cause) {
+  if (!cause || typeof cause !== "object") return null;
+  const by = cause.by ? String(cause.by) : "";
+  switch (cause.type) {
+    case "tap":
+    case "double-tap": {
+      const c = columnOf(cause.target);
+      return c === null ? null : `${by}: a disc in column ${c + 1}`;
+    }
+    case "resign":
+      return `${by} resigns`;
+    case "reset":
+      return "A new game";
+    case "timeout":
+      return `${cause.seat ?? ""} ran out of time`;
+    case "join":
+      return `${by} sits down`;
+    case "start":
+      return "The game starts";
+    default:
+      return null;
+  }
+}
+
+/**
+ * The lobby's tile: who moves first, then Start.
+ * @param {import("./games.js").LobbyContext} lobby
+ */
+function fourTile(lobby) {
+  const choices = lobby.choices;
+  choices.fourFirst ??= "p1";
+  const first = /** @type {HTMLSelectElement} */ (el("select#four-first.four-first", { "aria-label": "Who moves first" },
+    el("option", { value: "p1", selected: choices.fourFirst === "p1" }, "You start"),
+    el("option", { value: "p2", selected: choices.fourFirst === "p2" }, "Friend starts")));
+  first.addEventListener("change", () => { choices.fourFirst = first.value; });
+  const button = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-four", { type: "submit", "aria-label": "Start four in a row" }, "Start"));
+  return el("form.create-tile.tile-four", {
+    dataset: { create: "four" },
+    "aria-label": "Four in a row",
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      lobby.start(button, "four", lobby.withDelay({ first: choices.fourFirst }));
+    },
+  },
+    el("span.tile-art", { "aria-hidden": "true" }, icon("four")),
+    el("span.tile-text", {}, el("strong", {}, "Four in a row"), el("span", {}, "Two players, one disc a turn")),
+    el("span.tile-controls", {}, first, button));
+}
+
+/** @type {import("./games.js").GameKind} */
+export const fourGame = {
+  kind: "four",
+  name: "Four in a row",
+  noun: "game",
+  icon: "four",
+  seats: true,
+  seatCount: 2,
+  playersReadSpectatorsAfter: true,
+  title: () => ({ name: "Four in a row" }),
+  board: (host, options) => new FourView(host, { interactive: options.interactive, send: options.send, you: options.you }),
+  play: (shell, board) => new FourPlay(shell, board),
+  replayStart: "An empty board",
+  describe,
+  tiles: (lobby) => [fourTile(lobby)],
+};

@@ -1,0 +1,99 @@
+// @ts-check
+/**
+ * Every kind of game this page can show, by the name the server gives it
+ * (`kind` in `joined`, `snapshot` and the lobby's objects). The shell (the
+ * game view, the replay, the lobby, the session) asks this registry what a
+ * kind needs and never compares kind names itself: a new kind is one module
+ * exporting a descriptor, and one line below.
+ *
+ * A descriptor says what the shell needs of its kind:
+ *
+ * @typedef {object} GameKind
+ * @property {string} kind the server's name for it ("klondike")
+ * @property {string} name what the page calls it ("Klondike")
+ * @property {string} noun what a sentence calls one game of it ("race", "game")
+ * @property {string} icon the sprite icon of its tiles and lobby rows (index.html)
+ * @property {boolean} seats players hold seats (PROTOCOL sections 13 and 16): the
+ *   tab remembers the seat it took and asks for it back on every join
+ * @property {number} [seatCount] how many seats when the lobby's object does not say
+ * @property {boolean} playersReadSpectatorsAfter players read the spectators' chat
+ *   once the game is over (a game that never ends: false)
+ * @property {(state: any) => {name: string, detail?: string}} title the page's title for a
+ *   state (null before the first one); `detail` may be left out on a phone
+ * @property {(host: HTMLElement, options: BoardOptions) => Board} board draws states
+ *   (for a game being played or watched, and for a replay)
+ * @property {(shell: Shell, board: any) => Play} play what a game being played or
+ *   watched does beyond drawing: tools, figures, events, hints, keys
+ * @property {string} replayStart the replay's caption for the state at seq 0
+ * @property {(cause: any) => (string | null)} [describe] the replay's caption for a
+ *   diff's cause (null: the generic one)
+ * @property {(lobby: LobbyContext) => HTMLElement[]} [tiles] the lobby's tiles that create one
+ * @property {(game: any) => string} [lobbyLabel] how a lobby row names a game (else `name`)
+ *
+ * @typedef {object} BoardOptions
+ * @property {boolean} interactive a player's board: gestures become commands
+ * @property {(message: {[key: string]: any}) => Promise<any>} send a game command
+ * @property {() => (string | undefined)} you this connection's player id (seat)
+ * @property {boolean} [replay] drawn by the replay
+ *
+ * @typedef {object} Board
+ * @property {(state: any, animate: boolean) => void} setState
+ * @property {() => void} destroy
+ *
+ * What the game view offers a kind's Play (game.js's GameView is one):
+ * @typedef {object} Shell
+ * @property {boolean} isPlayer
+ * @property {import("./session.js").GameSession} session the state, `you`, presence
+ * @property {HTMLElement} note the line under the game bar (a hint's verdict)
+ * @property {HTMLElement} overlay the won message
+ * @property {(message: any) => Promise<any>} command sends a game command; errors other than illegal moves are shown
+ * @property {() => void} askHint
+ * @property {(fromShake: boolean) => void} newDeal
+ * @property {(label: string, icon: string, key: string, fn: () => void, cls: string) => HTMLElement} tool a toolbar button
+ * @property {(label: string, value: any, cls: string) => HTMLElement} stat a figure of the stats row
+ * @property {(kind: string, title: string, body: (Node | null)[], actions: Node[], art?: Node) => void} showOverlay
+ * @property {() => void} hideWon
+ * @property {(info: any) => HTMLElement} figures moves, score and time as a row
+ * @property {() => HTMLElement} replayButton the won message's link to the replay
+ * @property {() => (string | null)} playURL the play link to share, if this page holds the token
+ * @property {(url: string, what: string) => Promise<void>} copyLink copies a link ("play", "watch"), or shows it to copy
+ *
+ * A kind's Play: every method optional.
+ * @typedef {object} Play
+ * @property {() => Node[]} [tools] its toolbar buttons (before Shake, Replay and Chat)
+ * @property {(state: any) => Node[]} [stats] the stats row for a state (and its tools' enabled states)
+ * @property {(change: import("./session.js").StateChange) => void} [changed] after the board shows a new state
+ * @property {(event: any) => void} [event] a game `event` (won, reset, start...)
+ * @property {(hint: any) => void} [hint] the server's answer to `hint`
+ * @property {(fromShake: boolean) => void} [newGame] N, a New button, a shake (players only)
+ * @property {(e: KeyboardEvent) => void} [key] keys other than Escape
+ * @property {(players: number) => void} [presence] players present changed
+ * @property {() => void} [destroy]
+ *
+ * What the lobby offers a kind's tiles:
+ * @typedef {object} LobbyContext
+ * @property {{winnable: boolean, delay: number, [key: string]: any}} choices the lobby's choices for every game
+ * @property {(button: HTMLButtonElement, kind: string, options: any) => Promise<void>} start creates a game
+ * @property {(options: any) => any} withWinnable options plus `winnable` when chosen (PROTOCOL section 12)
+ * @property {(options: any) => any} withDelay options plus the spectator delay when chosen (PROTOCOL section 15)
+ * @property {(label: string, sub: string, kind: string, options: () => any, cls: string) => HTMLElement} button a one-click tile
+ */
+import { klondikeGame } from "./klondike.js";
+import { raceGame } from "./race.js";
+import { planeGame } from "./plane.js";
+import { fourGame } from "./four.js";
+
+/** Every kind, in the lobby's order. @type {GameKind[]} */
+export const GAMES = [klondikeGame, raceGame, planeGame, fourGame];
+
+const BY_KIND = new Map(GAMES.map((g) => [g.kind, g]));
+
+/** The descriptor of a kind, or null for a kind this page does not know. @param {string | null | undefined} kind */
+export function gameKind(kind) {
+  return (kind && BY_KIND.get(kind)) || null;
+}
+
+/** Whether players of this kind hold seats. @param {string | null | undefined} kind */
+export function hasSeats(kind) {
+  return !!gameKind(kind)?.seats;
+}
