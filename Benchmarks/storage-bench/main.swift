@@ -49,7 +49,7 @@ func diskBytesWritten() -> UInt64? {
 
 /// Where a rig's games go.
 enum BenchStore {
-    case sqlite(SQLiteGameStore.Durability)
+    case sqlite(SQLiteGameStore.Sync)
     case postgres(PostgresStoreConfiguration)
 
     var label: String {

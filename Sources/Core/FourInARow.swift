@@ -77,8 +77,13 @@ public struct FourInARow: Game {
     private static func column(_ target: JSON?) throws(GameError) -> Int {
         let parts = (target?.stringValue ?? "").split(separator: "/", omittingEmptySubsequences: false)
         let numbers = parts.count == 2 ? [parts[1]] : parts.count >= 3 && parts[1] == "columns" ? Array(parts[2...]) : []
-        guard parts.first == "", (1...2).contains(numbers.count), let column = Int(numbers[0]), (0..<columnCount).contains(column),
-              numbers.count == 1 || Int(numbers[1]).map((0..<rowCount).contains) == true else {
+        // A JSON Pointer array index: digits without a leading zero (not `+3`, `03` or `-0`, which `Int` reads).
+        func index(_ token: Substring) -> Int? {
+            guard !token.isEmpty, token.utf8.allSatisfy({ (0x30...0x39).contains($0) }), token == "0" || token.first != "0" else { return nil }
+            return Int(token)
+        }
+        guard parts.first == "", (1...2).contains(numbers.count), let column = index(numbers[0]), (0..<columnCount).contains(column),
+              numbers.count == 1 || index(numbers[1]).map((0..<rowCount).contains) == true else {
             throw .badRequest("bad-target", "target must be a column such as /columns/3 (0 to 6), or a cell /columns/3/2")
         }
         return column

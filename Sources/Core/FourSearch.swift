@@ -193,26 +193,16 @@ public enum FourSearch {
         let budget = max(0, nodeBudget)
         let table = FourTable(budget: budget)
         defer { table.deallocate() }
-        var used = 0
-        if p.moves >= FourSearcher.solverFromMoves {
-            var solver = FourSearcher(table: table, limit: budget / 2)
-            let verdicts = solver.classify(p, candidates)
-            used = solver.nodes
-            if let win = verdicts.win { return win }
-            if verdicts.complete {
-                // Every column was judged: the drawing ones if any, else all of them lose.
-                if !verdicts.draws.isEmpty { candidates = verdicts.draws }
-            } else if !verdicts.draws.isEmpty {
-                // No column wins and these draw: the best there is.
-                candidates = verdicts.draws
-            } else {
-                candidates = candidates.filter { !verdicts.losses.contains($0) }
-            }
-            if candidates.count == 1 { return candidates[0] }
-            table.clear()
-        }
-        var searcher = FourSearcher(table: table, limit: max(0, budget - used))
-        return searcher.deepen(p, candidates)
+        let solving = p.moves >= FourSearcher.solverFromMoves
+        var searcher = FourSearcher(table: table, limit: solving ? budget / FourSearcher.negamaxShare : budget)
+        let (column, score) = searcher.deepen(p, candidates)
+        // Without the solver, or with a result the solver can't better: the negamax's column.
+        if !solving || abs(score) > FourSearcher.proven { return column }
+        table.clear()
+        var solver = FourSearcher(table: table, limit: budget - searcher.nodes)
+        candidates.removeAll { $0 == column }
+        candidates.insert(column, at: 0)
+        return solver.choose(p, candidates)
     }
 
     /// Columns that do not hand the opponent an immediate four (dropping there doesn't let the
@@ -302,6 +292,8 @@ struct FourSearcher {
     /// The solver runs from this many discs on; before, it practically never finishes within the
     /// default budget, and the negamax makes better use of the nodes.
     static let solverFromMoves = 6
+    /// When the solver runs, the negamax gets this fraction of the budget first (1 / share).
+    static let negamaxShare = 4
 
     let table: FourTable
     let limit: Int
@@ -376,28 +368,26 @@ struct FourSearcher {
         return low
     }
 
-    /// The verdict on each of `columns` (in that order; none makes four or lets the opponent make
-    /// one at once): the first winning one, else which draw and which lose, as far as the budget went.
-    mutating func classify(_ p: FourPosition, _ columns: [Int]) -> (win: Int?, draws: [Int], losses: [Int], complete: Bool) {
-        var draws: [Int] = []
-        var losses: [Int] = []
+    /// The first of `columns` (none makes four or lets the opponent make one at once) that wins,
+    /// else the first that draws, else the first, as far as the budget goes: when it runs out, the
+    /// first not shown to lose.
+    mutating func choose(_ p: FourPosition, _ columns: [Int]) -> Int {
         // Does a column win? A child that scores at most -1 for the opponent.
         for column in columns {
             var child = p
             child.play(move: p.cell(column))
             let r = negamax(child, -1, 0)
-            if aborted { return (nil, [], [], false) }
-            if r <= -1 { return (column, [], [], true) }
+            if aborted { return columns[0] }
+            if r <= -1 { return column }
         }
-        // None does: which draw? A child at most 0 for the opponent.
+        // None does: does it draw? A child that scores at most 0 for the opponent.
         for column in columns {
             var child = p
             child.play(move: p.cell(column))
             let r = negamax(child, 0, 1)
-            if aborted { return (nil, draws, losses, false) }
-            if r <= 0 { draws.append(column) } else { losses.append(column) }
+            if aborted || r <= 0 { return column }
         }
-        return (nil, draws, losses, true)
+        return columns[0]
     }
 
     /// Pons's negamax: the score if within (alpha, beta), else a bound on the same side. The side to
@@ -453,7 +443,7 @@ struct FourSearcher {
 
     // MARK: Depth-limited negamax
 
-    private static let proven = 1000
+    static let proven = 1000
     private static let infinity = 4000
 
     /// A solver score on the negamax's scale.
@@ -462,15 +452,15 @@ struct FourSearcher {
     }
 
     /// The column of `columns` (playable, none letting the opponent win at once, ordered) that the
-    /// deepest completed iteration rates best; the first when not even depth 1 completes.
-    mutating func deepen(_ p: FourPosition, _ columns: [Int]) -> Int {
+    /// deepest completed iteration rates best, and its score; the first and 0 when not even depth 1 completes.
+    mutating func deepen(_ p: FourPosition, _ columns: [Int]) -> (column: Int, score: Int) {
         var order = columns
-        var best = order[0]
+        var best = (column: order[0], score: 0)
         var depth = 1
         while depth <= fourCells - p.moves {
             let (score, column) = root(p, order, depth)
             if aborted { break }
-            best = column
+            best = (column, score)
             order.removeAll { $0 == column }
             order.insert(column, at: 0)
             // A proven win or loss doesn't change with depth.

@@ -40,7 +40,7 @@ final class HubHarness {
     func finishSolves() {
         let jobs = pendingSolves
         pendingSolves = []
-        for job in jobs { run(.solved(SolverWork.run(job, budget: solverBudget, prover: GameCatalog.standard.prover))) }
+        for job in jobs { run(.solved(SolverWork.run(job, budget: solverBudget, prover: hub.config.games.prover))) }
     }
 
     init(autoCommit: Bool = true, config: Hub.Config = Hub.Config(games: .standard), store: SQLiteGameStore? = nil,
@@ -137,7 +137,7 @@ final class HubHarness {
             pendingReads.append(read)
         case .solve(let job):
             solves.append(job)
-            if autoSolve { return [.solved(SolverWork.run(job, budget: solverBudget, prover: GameCatalog.standard.prover))] }
+            if autoSolve { return [.solved(SolverWork.run(job, budget: solverBudget, prover: hub.config.games.prover))] }
             pendingSolves.append(job)
         case .respond(let id, let response):
             responses[id] = response
@@ -152,7 +152,7 @@ final class HubHarness {
     private func answer(_ read: StorageRead) -> StorageAnswer {
         switch read {
         case .load(let game):
-            return .loaded(game: game, GameLoader.load(game, from: store, games: .standard, windowSize: 128, asOf: now.unixTime))
+            return .loaded(game: game, GameLoader.load(game, from: store, games: hub.config.games, windowSize: 128, asOf: now.unixTime))
         case .history(let request):
             let frames = (try? store.diffs(game: request.game, after: request.after, limit: request.limit)) ?? []
             return .history(token: request.token, frames: frames)
@@ -164,7 +164,7 @@ final class HubHarness {
         case .chat(let token, let game, let through):
             return .chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through, limit: 10_000)) ?? [])
         case .acquire(let game, let node, _):
-            switch GameLoader.load(game, from: store, games: .standard, windowSize: 128, asOf: now.unixTime) {
+            switch GameLoader.load(game, from: store, games: hub.config.games, windowSize: 128, asOf: now.unixTime) {
             case .loaded(let loaded): return .acquired(game: game, .loaded(loaded, GameOwnership(node: node, epoch: 1)))
             case .notFound: return .acquired(game: game, .notFound)
             case .failed(let why): return .acquired(game: game, .failed(why))

@@ -239,8 +239,10 @@ final class Admission {
             emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen,
                                                delay: GameRoom.delay(of: room.options)).frame)
         }
-        if replay {
-            emit(catchUp, room.initialSnapshotFrame(for: key.viewer, games: config.games))
+        // A replay, or `since: 0` (the whole history, section 15): the chat said along the way
+        // comes with the diffs it followed, not after them all.
+        if replay || (since == 0 && !quiet) {
+            if replay { emit(catchUp, room.initialSnapshotFrame(for: key.viewer, games: config.games)) }
             catchUp.after = 0
             catchUp.replaying = true
             guard durability.durable else {

@@ -1,13 +1,5 @@
 import Core
 
-/// A game's kind name (`create`'s `kind`): whatever games the catalog offers.
-public struct GameKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ name: String) { rawValue = name }
-    public var description: String { rawValue }
-}
-
 /// A command of some game, read from its message: the game that reads it applies it.
 struct GameCommand: Sendable, Equatable {
     let base: any Sendable & Equatable

@@ -40,6 +40,14 @@ public struct ProtocolError: Error, Sendable, Equatable {
     }
 }
 
+/// A game's kind name (`create`'s `kind`): whatever games the catalog offers.
+public struct GameKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ name: String) { rawValue = name }
+    public var description: String { rawValue }
+}
+
 /// A client message after the envelope checks: its id and what it asks.
 public struct ClientRequest: Sendable, Equatable {
     /// The `id` as the client sent it (a string or an integer), echoed in the reply.

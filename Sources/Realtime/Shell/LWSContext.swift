@@ -80,6 +80,8 @@ final class LWSContext {
     var loop: UnsafeMutableRawPointer? { eventLoop }
 
     init(config: LWSConfig) {
+        // Frames are built in Protocol/ with room for lws's header in front; lws needs LWS_PRE of it.
+        precondition(OutFrame.headroom >= boardcast_lws_pre(), "OutFrame.headroom is below LWS_PRE")
         self.config = config
         upgrades = UpgradeGate(limits: config.clientLimits)
     }

@@ -15,7 +15,7 @@ import GRDB
 /// Opening refuses, without changing it, a file that is not an SQLite database,
 /// fails `PRAGMA quick_check`, or was written by a newer schema: see `StorageError`.
 public final class SQLiteGameStore: GameStore {
-    public enum Durability: String, Sendable {
+    public enum Sync: String, Sendable {
         /// `PRAGMA synchronous = FULL`: survives power loss.
         case full
         /// `PRAGMA synchronous = NORMAL`: survives a crashed process, not a crashed machine.
@@ -27,13 +27,13 @@ public final class SQLiteGameStore: GameStore {
 
     /// The database file, or `:memory:`.
     public let path: String
-    public let durability: Durability
+    public let durability: Sync
     private let database: any GRDB.DatabaseWriter
     private let lock: DataDirectoryLock?
 
     /// Opens (creating if needed) `directory/boardcast.sqlite` and brings its schema up to date.
     /// Throws `StorageError` when the file is damaged, newer, or in use by another server.
-    public init(directory: String, durability: Durability = .full) throws {
+    public init(directory: String, durability: Sync = .full) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {

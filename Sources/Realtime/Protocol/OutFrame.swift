@@ -1,16 +1,17 @@
-import CLibWebSockets
 import Foundation
 
 /// One outgoing text frame, encoded once and shared by every receiver.
 ///
-/// The bytes sit behind `LWS_PRE` bytes of headroom because `lws_write` writes the
-/// frame header in place in front of the payload. Sharing one buffer among many
+/// The bytes sit behind `headroom` bytes (at least libwebsockets' `LWS_PRE`, which the shell
+/// checks at start-up) because `lws_write` writes the frame header in place in front of the
+/// payload. The deciding parts build frames without knowing the socket library. Sharing one buffer among many
 /// connections is safe because every writer is the single service thread and the
 /// header it writes is the same for each (same length, same opcode). The buffer is
 /// the one unsafe allocation outside lws's owner; it never leaves this type except
 /// through `withPayload`.
 public final class OutFrame: @unchecked Sendable, Equatable {
-    static let headroom = boardcast_lws_pre()
+    /// Room for a WebSocket frame header in front of the payload: at least `LWS_PRE`.
+    static let headroom = 32
 
     private let storage: UnsafeMutableRawPointer
     public let count: Int
