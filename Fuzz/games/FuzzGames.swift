@@ -1,5 +1,5 @@
-// Gestures on game states: the input is a game (Klondike, Plane or a race of 2 or 3
-// seats), its options, and a sequence of commands. After every command it checks the
+// Gestures on game states: the input is a game (Klondike, Plane, a race of 2 or 3
+// seats or four in a row), its options, and a sequence of commands. After every command it checks the
 // protocol's promises with the independent RFC 6902 apply (JSONPatchCheck):
 // - an accepted command's diff, applied to the public state before it, gives exactly
 //   the public state after it (for a race: every view's diff, each view's state);
@@ -18,10 +18,12 @@ func entry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
-    switch input.int(3) {
+    // A first byte of 0, 1 or 2 picks what it always did (the seeds in Fuzz/corpus/games).
+    switch input.int(4) {
     case 0: KlondikeRun.run(&input)
     case 1: PlaneRun.run(&input)
-    default: RaceRun.run(&input)
+    case 2: RaceRun.run(&input)
+    default: FourRun.run(&input)
     }
     return 0
 }
@@ -506,5 +508,404 @@ enum RaceRun {
         case .object(let pairs): return .object(pairs.map { (key: $0.key, value: shape($0.value)) })
         case .null, .bool, .int, .double: return json
         }
+    }
+}
+
+// MARK: - Four in a row
+
+/// Four in a row through the game interface alone, as the server drives it: a game from
+/// stored options, the server's `start`, then messages read by `read` and applied for a
+/// seat (or for a connection holding none). Besides the diff and refusal checks, every
+/// state is checked against the rules as PROTOCOL section 16 states them, with a board
+/// read back from the state and lines of four found cell by cell (not as the game does).
+enum FourRun {
+    typealias Command = FourInARow.Command
+    static let seatNames = ["p1", "p2"]
+    /// Players that hold no seat: no command of theirs is accepted.
+    static let strangers = ["p3", "", "spectator", "s1", "P1", "p1 ", "p1/", "~1"]
+    static let stateKeys: Set<String> = ["columns", "rows", "turn", "first", "status", "winner", "line", "moves"]
+    static let columnCount = 7, rowCount = 6
+    /// Targets `read` must refuse as `bad-request`.
+    static let malformedTargets = [
+        "/columns/7", "/columns/-1", "/columns/03", "/columns/+3", "/columns/", "/columns", "columns/3", "/columns/3/6",
+        "/columns/3/x", "/columns/3/2/1", "/columns/3/", "", "/", "//3", "/rows/3", "/columns/ 3", "/columns/3 ",
+        "/columns/99999999999999999999", "/columns/3/-0", "/columns/3/02", "/7", "/-1", "/columns/1e0", "/columns/\u{663}",
+        "/columns/-0", "/3/2", "/columns/9223372036854775807",
+    ]
+
+    /// What a message's reading must give.
+    enum Expect: Equatable {
+        case drop(Int)
+        case command(Command)
+        /// `bad-request` (a target of another form) or `unknown-type` (a type four does not have).
+        case refused(GameError.Code)
+        /// A target from random bytes: a drop into a column 0 to 6, or `bad-request`.
+        case unknown
+    }
+
+    /// The board as a client reads it from the state: each column's discs bottom first.
+    struct Board {
+        var columns: [[String]]
+
+        init?(_ state: JSON) {
+            guard let columns = state["columns"]?.arrayValue, columns.count == FourRun.columnCount else { return nil }
+            var read: [[String]] = []
+            for column in columns {
+                guard let discs = column.arrayValue else { return nil }
+                let seats = discs.compactMap(\.stringValue)
+                guard seats.count == discs.count, seats.allSatisfy(FourRun.seatNames.contains) else { return nil }
+                read.append(seats)
+            }
+            self.columns = read
+        }
+
+        var discs: Int { columns.reduce(0) { $0 + $1.count } }
+        func count(of seat: String) -> Int { columns.reduce(0) { $0 + $1.filter { $0 == seat }.count } }
+
+        func owner(_ column: Int, _ row: Int) -> String? {
+            guard (0..<columns.count).contains(column), row >= 0, row < columns[column].count else { return nil }
+            return columns[column][row]
+        }
+
+        /// Every four cells in a straight line that one seat holds, as (seat, cells along the line).
+        func fours() -> [(seat: String, cells: [[Int]])] {
+            var found: [(seat: String, cells: [[Int]])] = []
+            for column in 0..<FourRun.columnCount {
+                for row in 0..<FourRun.rowCount {
+                    guard let seat = owner(column, row) else { continue }
+                    for (dc, dr) in [(1, 0), (0, 1), (1, 1), (1, -1)] {
+                        let cells = (0..<4).map { [column + $0 * dc, row + $0 * dr] }
+                        if cells.allSatisfy({ owner($0[0], $0[1]) == seat }) { found.append((seat, cells)) }
+                    }
+                }
+            }
+            return found
+        }
+
+        /// Whether `seat` dropping into `column` would make four.
+        func makesFour(_ column: Int, by seat: String) -> Bool {
+            var next = self
+            next.columns[column].append(seat)
+            return next.fours().contains { $0.seat == seat }
+        }
+    }
+
+    static func other(_ seat: String) -> String { seat == "p1" ? "p2" : "p1" }
+
+    static func run(_ input: inout FuzzInput) {
+        // Options as `create` stores them: `first` p1 or p2, or left to its default (p1).
+        let first: String
+        let options: JSON
+        switch input.int(6) {
+        case 0, 1: (first, options) = ("p1", .object([("first", "p1")]))
+        case 2, 3: (first, options) = ("p2", .object([("first", "p2")]))
+        case 4: (first, options) = ("p1", .object([]))
+        default: (first, options) = ("p1", .object([("first", .null)]))
+        }
+        if input.int(16) == 0 {
+            let bad: JSON = input.pick(["p3", "P2", "", 1, true, ["p1"], .object([("seat", "p1")])])
+            require((try? FourInARow(stored: .object([("first", bad)]), time: 0)) == nil, "first \(bad.encoded) was taken")
+        }
+        let start = input.time(after: 0)
+        guard var game = try? FourInARow(stored: options, time: start) else {
+            return require(false, "four with options \(options.encoded) was refused")
+        }
+        var before = Replica(game.state(for: .spectator).encoded)
+        check(game, "the new game")
+        require(game.status == "waiting" && game.turn == nil && game.seats == seatNames,
+                "a new game is \(game.status), turn \(game.turn ?? "-"), seats \(game.seats)")
+        require(game.state(for: .spectator)["first"] == .string(first), "options \(options.encoded) give first \(before.text)")
+        require(FourInARow.readServerCommand("tap", .object([("type", "tap"), ("target", "/columns/3")])) == nil,
+                "a tap read as a server command")
+        // Once both seats are taken the server issues `start` (for no one in particular).
+        guard let startCommand = game.startCommand else { return require(false, "a waiting game offers no start") }
+        require(startCommand.command == .start && FourInARow.readServerCommand("start", startCommand.stored) == startCommand,
+                "the start command \(startCommand.command) does not read back")
+        before = apply(.start, by: input.pick(["p1", "p2", ""]), to: &game, before: before, time: start, step: 0)
+        require(game.status == "playing" && game.turn == first && game.startCommand == nil,
+                "start left \(game.status), turn \(game.turn ?? "-") (first \(first))")
+
+        var step = 0
+        while !input.isAtEnd && step < maxSteps {
+            step += 1
+            // A run of careful drops (the mover never makes four if it can help it), so boards fill and games are drawn.
+            if input.int(16) == 0 {
+                for _ in 0..<input.int(48) where step < maxSteps {
+                    guard let mover = game.turn, let column = careful(game, mover: mover, from: input.int(columnCount)) else { break }
+                    step += 1
+                    let message: JSON = .object([("type", "tap"), ("target", .string("/columns/\(column)"))])
+                    before = play("tap", message, expect: .drop(column), by: mover, on: &game, before: before,
+                                  time: Double(step) * 7.5, step: step)
+                }
+                continue
+            }
+            let player: String
+            switch input.int(16) {
+            case 0..<11: player = game.turn ?? input.pick(seatNames)
+            case 11..<15: player = input.pick(seatNames)
+            default: player = input.pick(strangers)
+            }
+            let time = input.time(after: step)
+            // A game that ended is mostly reset, so runs play several games.
+            if game.isOver && input.int(4) != 0 {
+                before = play("reset", .object([("type", "reset")]), expect: .command(.reset), by: player, on: &game,
+                              before: before, time: time, step: step)
+                continue
+            }
+            let kind = input.int(32)
+            if kind == 31 && input.bool() {
+                // The server's `start` again: refused once the game has started.
+                before = apply(.start, by: player, to: &game, before: before, time: time, step: step)
+                continue
+            }
+            let (type, message, expect) = gesture(kind, &input)
+            before = play(type, message, expect: expect, by: player, on: &game, before: before, time: time, step: step)
+        }
+    }
+
+    /// A column the mover may drop into without making four, looking from `from` on; any open column if every
+    /// one makes four; nil if the board is full.
+    static func careful(_ game: FourInARow, mover: String, from: Int) -> Int? {
+        guard let board = Board(game.state(for: .spectator)) else { return nil }
+        let open = (0..<columnCount).map { (from + $0) % columnCount }.filter { board.columns[$0].count < rowCount }
+        return open.first { !board.makesFour($0, by: mover) } ?? open.first
+    }
+
+    /// A message from the input: mostly a tap into a column, sometimes a target of another form (a cell, a
+    /// terminal's `/3`, a malformed one, random bytes, not a string), resign, reset, drag, undo, a type four lacks.
+    static func gesture(_ kind: Int, _ input: inout FuzzInput) -> (String, JSON, Expect) {
+        func tap(_ target: JSON?, _ expect: Expect) -> (String, JSON, Expect) {
+            let type = input.int(4) == 0 ? "double-tap" : "tap"
+            var pairs: [(key: String, value: JSON)] = [("type", .string(type))]
+            if let target { pairs.append(("target", target)) }
+            return (type, .object(pairs), expect)
+        }
+        switch kind {
+        case 0..<20:
+            let column = input.int(columnCount)
+            return tap(.string("/columns/\(column)"), .drop(column))
+        case 20:
+            let (column, row) = (input.int(columnCount), input.int(rowCount + 1))
+            return tap(.string("/columns/\(column)/\(row)"), row < rowCount ? .drop(column) : .refused(.badRequest))
+        case 21:
+            let column = input.int(columnCount + 2)
+            return tap(.string("/\(column)"), column < columnCount ? .drop(column) : .refused(.badRequest))
+        case 22: return tap(.string(input.pick(malformedTargets)), .refused(.badRequest))
+        case 23: return tap(.string(input.string()), .unknown)
+        case 24:
+            let targets: [JSON?] = [3, JSON.null, 3.0, ["/columns/3"], .object([("column", 3)]), true, Optional<JSON>.none]
+            let target = input.pick(targets)
+            return tap(target, .refused(.badRequest))
+        case 25, 26: return ("resign", .object([("type", "resign")]), .command(.resign))
+        case 27, 28: return ("reset", .object([("type", "reset")]), .command(.reset))
+        case 29:
+            let message: JSON = .object([("type", "drag"), ("from", "/columns/1"), ("to", .string("/columns/\(input.int(9))"))])
+            return ("drag", message, .command(.unsupported("drag")))
+        case 30: return ("undo", .object([("type", "undo")]), .command(.unsupported("undo")))
+        default:
+            let type = input.pick(["start", "hint", "add", "Tap", "", "tap ", "double_tap", "shake"])
+            return (type, .object([("type", .string(type)), ("target", "/columns/3")]), .refused(.unknownType))
+        }
+    }
+
+    /// Reads a message as the server does and, if it reads, applies it for `player`.
+    static func play(_ type: String, _ message: JSON, expect: Expect, by player: String, on game: inout FourInARow,
+                     before: Replica, time: Double, step: Int) -> Replica {
+        let what = { "step \(step): \(player) \(message.encoded)" }
+        let read: ReadCommand<Command>
+        do throws(GameError) {
+            read = try FourInARow.read(type, message)
+        } catch {
+            switch expect {
+            case .refused(let code): require(error.code == code, "\(what()): refused as \(error), not \(code.rawValue)")
+            case .unknown: require(error.code == .badRequest, "\(what()): refused as \(error), not bad-request")
+            case .drop, .command: require(false, "\(what()): not read: \(error)")
+            }
+            return before
+        }
+        let sent = message["target"]?.stringValue ?? ""
+        switch (expect, read.command) {
+        case (.drop(let expected), .drop(let column)):
+            require(column == expected, "\(what()): read as column \(column)")
+            // The cause names the target as sent; a terminal's `/3` is named in full.
+            let target = sent.dropFirst().contains("/") ? sent : "/columns/\(column)"
+            require(read.cause == .object([("type", .string(type)), ("target", .string(target))]),
+                    "\(what()): cause \(read.cause.encoded)")
+        case (.unknown, .drop(let column)):
+            require((0..<columnCount).contains(column), "\(what()): read as column \(column)")
+        case (.command(let expected), let command):
+            require(command == expected, "\(what()): read as \(command)")
+            require(read.cause == .object([("type", .string(type))]), "\(what()): cause \(read.cause.encoded)")
+        default:
+            require(false, "\(what()): read as \(read.command), expected \(expect)")
+        }
+        // Storage keeps the stored form and replays it: it reads back as the same command, with no secret.
+        require(read.stored == read.cause, "\(what()): stored \(read.stored.encoded) is not the cause")
+        require((try? FourInARow.read(type, read.stored))?.command == read.command, "\(what()): stored form reads otherwise")
+        return apply(read.command, by: player, to: &game, before: before, time: time, step: step)
+    }
+
+    /// Whether the rules accept `command` from `player` in `state` (PROTOCOL section 16).
+    static func accepts(_ command: Command, by player: String, in state: JSON) -> Bool {
+        guard seatNames.contains(player), let board = Board(state) else { return false }
+        let status = state["status"]?.stringValue
+        switch command {
+        case .drop(let column):
+            return status == "playing" && state["turn"] == .string(player) && board.columns[column].count < rowCount
+        case .resign: return status == "playing"
+        case .reset: return status == "won" || status == "drawn"
+        case .start, .unsupported: return false
+        }
+    }
+
+    /// Applies one command and checks it; returns the client's copy after it.
+    static func apply(_ command: Command, by player: String, to game: inout FourInARow, before: Replica, time: Double,
+                      step: Int) -> Replica {
+        let what = { "step \(step): \(player) \(command)" }
+        let old = game
+        let oldState = old.state(for: .spectator)
+        let expected = command == .start ? old.status == "waiting" : accepts(command, by: player, in: oldState)
+        let result = game.apply(command, context: MoveContext(player: player, time: time))
+        let state = game.state(for: .spectator)
+        let after = state.encoded
+        defer { check(game, what()) }
+        switch result {
+        case .success(let outcome):
+            require(expected, "\(what()): accepted in \(oldState.encoded)")
+            // One view, the spectators': every seat sees the same state and diff.
+            require(outcome.views.count == 1 && outcome.views[0].viewers == [.spectator],
+                    "\(what()): views \(outcome.views.map(\.viewers))")
+            for seat in seatNames {
+                require(game.state(for: .seat(seat)) == state && FourInARow.diff(outcome.fullDiff, for: .seat(seat)) == outcome.fullDiff,
+                        "\(what()): \(seat) sees another state or diff")
+            }
+            Check.encodes(outcome.events)
+            checkOutcome(command, by: player, events: outcome.events, before: oldState, after: state, what())
+            return before.following(outcome.fullDiff, to: after, what())
+        case .failure(let error):
+            require(!expected, "\(what()): refused (\(error)) in \(oldState.encoded)")
+            if seatNames.contains(player) || command == .start {
+                require(error.code == .illegalMove, "\(what()): refused as \(error), not illegal-move")
+            }
+            require(Check.unchanged(game, old), "\(what()): refused (\(error)) but changed the game")
+            require(after == before.text, "\(what()): refused but changed the state")
+            return before
+        }
+    }
+
+    /// What an accepted command must have done, from the states before and after it.
+    static func checkOutcome(_ command: Command, by player: String, events: [GameEvent], before: JSON, after: JSON,
+                             _ what: @autoclosure () -> String) {
+        let status = after["status"]?.stringValue ?? ""
+        let names = events.map(\.name)
+        func field(_ key: String) -> JSON? { events.last.flatMap { event in event.fields.first { $0.key == key }?.value } }
+        switch command {
+        case .start:
+            require(status == "playing" && after["turn"] == after["first"] && names == ["start"],
+                    "\(what()): start gave \(after.encoded), events \(names)")
+        case .reset:
+            let opened = before["first"]?.stringValue ?? ""
+            require(after["first"] == .string(other(opened)), "\(what()): reset after \(opened) opened gives first \(after["first"]?.encoded ?? "-")")
+            require(status == "playing" && after["turn"] == after["first"] && after["moves"] == 0
+                    && after["winner"] == .null && after["line"] == .null && Board(after)?.discs == 0 && names == ["reset"],
+                    "\(what()): reset gave \(after.encoded), events \(names)")
+        case .drop(let column):
+            let row = Board(before)?.columns[column].count ?? -1
+            require(Board(after)?.columns[column].count == row + 1 && Board(after)?.owner(column, row) == player
+                    && after["moves"]?.intValue == (before["moves"]?.intValue ?? 0) + 1,
+                    "\(what()): the disc did not land at \(column),\(row): \(after.encoded)")
+            switch status {
+            case "playing": require(names.isEmpty && after["turn"] == .string(other(player)), "\(what()): events \(names), \(after.encoded)")
+            case "won":
+                require(names == ["won"] && field("by") == .string(player) && field("reason") == "four"
+                        && after["winner"] == .string(player) && after["line"] != .null,
+                        "\(what()): a win by four gave \(after.encoded), events \(events.map { JSON.object($0.fields).encoded })")
+                // The winning line passes through the disc just dropped.
+                require(after["line"]?.arrayValue?.contains([.int(column), .int(row)]) == true, "\(what()): line misses the new disc")
+            case "drawn":
+                require(names == ["drawn"] && after["moves"] == .int(columnCount * rowCount), "\(what()): drawn with events \(names)")
+            default: require(false, "\(what()): a drop left the game \(status)")
+            }
+            if names == ["won"] || names == ["drawn"] {
+                require(field("moves") == after["moves"] && (field("seconds")?.intValue ?? -1) >= 0,
+                        "\(what()): end event \(JSON.object(events[0].fields).encoded)")
+            }
+        case .resign:
+            require(status == "won" && after["winner"] == .string(other(player)) && after["line"] == .null
+                    && names == ["won"] && field("by") == .string(other(player)) && field("reason") == "resign"
+                    && field("moves") == after["moves"] && after["columns"] == before["columns"],
+                    "\(what()): resign gave \(after.encoded), events \(events.map { JSON.object($0.fields).encoded })")
+        case .unsupported:
+            require(false, "\(what()): accepted")
+        }
+    }
+
+    /// The state as PROTOCOL section 16 describes it, and the game's own fields agreeing with it.
+    static func check(_ game: FourInARow, _ what: @autoclosure () -> String) {
+        let state = game.state(for: .spectator)
+        let keys = state.objectPairs?.map(\.key) ?? []
+        require(Set(keys) == stateKeys && keys.count == stateKeys.count, "\(what()): keys \(keys)")
+        guard let board = Board(state) else { return require(false, "\(what()): columns \(state["columns"]?.encoded ?? "-")") }
+        require(board.columns.allSatisfy { $0.count <= rowCount }, "\(what()): a column above \(rowCount): \(state.encoded)")
+        require(state["rows"] == .int(rowCount), "\(what()): rows \(state["rows"]?.encoded ?? "-")")
+        require(state["moves"] == .int(board.discs), "\(what()): moves \(state["moves"]?.encoded ?? "-") for \(board.discs) discs")
+        guard let first = state["first"]?.stringValue, seatNames.contains(first) else {
+            return require(false, "\(what()): first \(state["first"]?.encoded ?? "-")")
+        }
+        // Seats alternate from `first`: it has as many discs as the other seat, or one more.
+        let lead = board.count(of: first) - board.count(of: other(first))
+        require(lead == 0 || lead == 1, "\(what()): \(first) opened but has \(lead) more discs: \(state.encoded)")
+        let status = state["status"]?.stringValue ?? ""
+        require(["waiting", "playing", "won", "drawn"].contains(status), "\(what()): status \(status)")
+        require(game.status == status && (game.turn.map(JSON.string) ?? JSON.null) == state["turn"]
+                && game.isOver == (status == "won" || status == "drawn") && (game.startCommand != nil) == (status == "waiting"),
+                "\(what()): the game's own fields disagree with \(state.encoded)")
+        if status == "playing" {
+            let mover = lead == 0 ? first : other(first)
+            require(state["turn"] == .string(mover), "\(what()): turn \(state["turn"]?.encoded ?? "-"), \(mover) is to move")
+            require(board.discs < columnCount * rowCount, "\(what()): playing on a full board")
+        } else {
+            require(state["turn"] == .null, "\(what()): turn \(state["turn"]?.encoded ?? "-") while \(status)")
+        }
+        if status == "waiting" { require(board.discs == 0, "\(what()): discs while waiting") }
+        let winner = state["winner"]?.stringValue
+        require((winner != nil) == (status == "won") && (winner.map(seatNames.contains) ?? (state["winner"] == .null)),
+                "\(what()): winner \(state["winner"]?.encoded ?? "-") while \(status)")
+        let fours = board.fours()
+        // No game goes on (or is drawn) with four in a line, and only the winner can have one.
+        if status != "won" {
+            require(fours.isEmpty, "\(what()): \(status) with four in a line: \(state.encoded)")
+        } else {
+            require(fours.allSatisfy { $0.seat == winner }, "\(what()): the loser has four: \(state.encoded)")
+        }
+        if status == "drawn" { require(board.discs == columnCount * rowCount, "\(what()): drawn with \(board.discs) discs") }
+        switch state["line"] {
+        case .null?:
+            // Won by resigning: no line, and no four on the board.
+            require(status != "won" || fours.isEmpty, "\(what()): won by four without a line: \(state.encoded)")
+        case .array(let cells)?:
+            require(status == "won", "\(what()): a line while \(status)")
+            let points = cells.compactMap { cell -> [Int]? in
+                guard let pair = cell.arrayValue, pair.count == 2, let c = pair[0].intValue, let r = pair[1].intValue,
+                      case .int = pair[0], case .int = pair[1] else { return nil }
+                return [c, r]
+            }
+            require(points.count == 4 && cells.count == 4, "\(what()): line \(state["line"]?.encoded ?? "-") is not four cells")
+            require(points.allSatisfy { board.owner($0[0], $0[1]) == winner }, "\(what()): line cells not all \(winner ?? "-")'s")
+            // Adjacent cells, one step apart in one direction, in order along the line.
+            if points.count == 4 {
+                let (dc, dr) = (points[1][0] - points[0][0], points[1][1] - points[0][1])
+                require((dc != 0 || dr != 0) && abs(dc) <= 1 && abs(dr) <= 1
+                        && (1..<4).allSatisfy { points[$0] == [points[$0 - 1][0] + dc, points[$0 - 1][1] + dr] },
+                        "\(what()): line \(points) is not four cells in a row")
+            }
+        default:
+            require(false, "\(what()): line \(state["line"]?.encoded ?? "-")")
+        }
+        // `show`: six rows, top first, X for p1, O for p2, . for empty.
+        let rows = (0..<rowCount).reversed().map { row in
+            (0..<columnCount).map { column in board.owner(column, row).map { $0 == "p1" ? "X" : "O" } ?? "." }.joined(separator: " ")
+        }
+        require(Array(game.text(for: .spectator, heading: "four").prefix(rowCount)) == rows, "\(what()): show draws another board")
     }
 }

@@ -105,14 +105,7 @@ public struct FourInARow: Game {
     }
 
     public mutating func apply(_ command: Command, context: MoveContext) -> Result<GameOutcome, GameError> {
-        var next = self
-        do {
-            let outcome = try next.perform(command, context: context)
-            self = next
-            return .success(outcome)
-        } catch {
-            return .failure(error)
-        }
+        attempt { (game) throws(GameError) in try game.perform(command, context: context) }
     }
 
     private mutating func perform(_ command: Command, context: MoveContext) throws(GameError) -> GameOutcome {
@@ -180,29 +173,17 @@ public struct FourInARow: Game {
     }
 
     private func endFields(_ time: Double) -> [(key: String, value: JSON)] {
-        let elapsed = time - startTime
-        let seconds = elapsed.isFinite && elapsed > 0 ? Int(min(elapsed, 9e15).rounded(.down)) : 0
-        return [("moves", .int(moves)), ("seconds", .int(seconds))]
+        [("moves", .int(moves)), ("seconds", GameEvent.seconds(from: startTime, to: time))]
     }
 
     private mutating func reset(time: Double) throws(GameError) -> GameOutcome {
         guard isOver else {
             throw phase == .waiting ? notPlaying() : .illegal("still-playing", "a game is reset only once it is won or drawn")
         }
-        let opened = self.first
-        self = FourInARow(first: 1 - opened, time: time)
-        phase = .playing
-        mover = first
-        let full = state(for: .spectator)
-        let ops = ["columns", "turn", "first", "status", "winner", "line", "moves"].map { key in
-            PatchOp.replace(path: "/" + key, value: full[key] ?? .null)
-        }
-        return GameOutcome(Diff(ops), events: [GameEvent(name: "reset")])
-    }
-
-    private init(first: Int, time: Double) {
-        self.first = first
-        startTime = time
+        (columns, first, winner, line, moves, startTime) = (Array(repeating: [], count: Self.columnCount), 1 - first, nil, nil, 0, time)
+        (phase, mover) = (.playing, first)
+        let keys = ["columns", "turn", "first", "status", "winner", "line", "moves"]
+        return GameOutcome(Diff.replacing(keys, from: state(for: .spectator)), events: [GameEvent(name: "reset")])
     }
 
     /// The four cells in a line through the disc just dropped, in order along the line, if any.

@@ -412,7 +412,9 @@ struct FourSearcher {
         }
         let key = p.key
         let entry = table.get(key)
+        var first = 7
         if entry != 0 {
+            first = Int((entry &>> 9) & 7)
             let score = Int(entry & 127) - 64
             if entry & 128 != 0 {
                 if alpha < score {
@@ -424,7 +426,7 @@ struct FourSearcher {
                 if alpha >= beta { return beta }
             }
         }
-        var keys = Self.orderKeys(p, next, first: 7)
+        var keys = Self.orderKeys(p, next, first: first)
         while keys != 0 {
             let column = Self.popBest(&keys)
             var child = p
@@ -432,12 +434,12 @@ struct FourSearcher {
             let score = -negamax(child, -beta, -alpha)
             if aborted { return 0 }
             if score >= beta {
-                table.put(key, UInt32(score + 64) | 128 | 256)
+                table.put(key, UInt32(score + 64) | 128 | 256 | UInt32(column) &<< 9)
                 return score
             }
             if score > alpha { alpha = score }
         }
-        table.put(key, UInt32(alpha + 64) | 256)
+        table.put(key, UInt32(alpha + 64) | 256 | 7 &<< 9)
         return alpha
     }
 

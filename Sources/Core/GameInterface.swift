@@ -248,3 +248,34 @@ public struct GameCatalog: Sendable {
     /// Whether some game reads messages of this type.
     public func hasCommand(_ type: String) -> Bool { games.contains { $0.commandTypes.contains(type) } }
 }
+
+// MARK: Helpers for writing a game
+
+extension Game {
+    /// Runs a change on a copy and keeps it only if it succeeds: a refused command changes nothing.
+    public mutating func attempt(_ change: (inout Self) throws(GameError) -> GameOutcome) -> Result<GameOutcome, GameError> {
+        var next = self
+        do {
+            let outcome = try change(&next)
+            self = next
+            return .success(outcome)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Diff {
+    /// Replaces each of `keys` at the top of the state with its value in `state` (a whole new deal).
+    public static func replacing(_ keys: [String], from state: JSON) -> Diff {
+        Diff(keys.map { PatchOp.replace(path: "/" + Pointer.escape($0), value: state[$0] ?? .null) })
+    }
+}
+
+extension GameEvent {
+    /// Whole seconds from `start` to `time`, rounded down; a clock that went backwards counts as 0.
+    public static func seconds(from start: Double, to time: Double) -> JSON {
+        let elapsed = time - start
+        return .int(elapsed.isFinite && elapsed > 0 ? Int(min(elapsed, 9e15).rounded(.down)) : 0)
+    }
+}

@@ -167,9 +167,6 @@ public struct Race: Sendable, Equatable {
     }
 
     private func won(_ seat: Int, time: Double) -> GameEvent {
-        // Whole seconds, rounded down; a clock that went backwards counts as 0.
-        let elapsed = time - startTime
-        let seconds = elapsed.isFinite && elapsed > 0 ? Int(min(elapsed, 9e15).rounded(.down)) : 0
         return GameEvent(
             name: "won",
             fields: [
@@ -177,7 +174,7 @@ public struct Race: Sendable, Equatable {
                 (key: "place", value: .int(finished.count)),
                 (key: "moves", value: .int(tables[seat].moves)),
                 (key: "score", value: .int(tables[seat].score)),
-                (key: "seconds", value: .int(seconds)),
+                (key: "seconds", value: GameEvent.seconds(from: startTime, to: time)),
             ])
     }
 
