@@ -10,6 +10,8 @@ public struct FourInARow: Game {
         case start
         /// `drag` and `undo`: read, so a spectator is told `forbidden` first, and refused as moves.
         case unsupported(String)
+        /// Issued by the server when the seat's clock ran out (PROTOCOL section 17).
+        case timeout(seat: Int)
     }
 
     public enum Status: String, Sendable { case waiting, playing, won, drawn }
@@ -70,7 +72,10 @@ public struct FourInARow: Game {
     }
 
     public static func readServerCommand(_ type: String, _ message: JSON) -> ReadCommand<Command>? {
-        type == "start" ? ReadCommand(.start, cause: .object(["type": "start"])) : nil
+        if type == "timeout", let seat = message["seat"]?.stringValue, let index = seatNames.firstIndex(of: seat) {
+            return ReadCommand(.timeout(seat: index), cause: .object(["type": "timeout", "seat": .string(seat)]))
+        }
+        return type == "start" ? ReadCommand(.start, cause: .object(["type": "start"])) : nil
     }
 
     /// `/columns/C`, a cell `/columns/C/R`, or `/C` as a terminal's `tap 3` sends it.
@@ -117,6 +122,10 @@ public struct FourInARow: Game {
             return GameOutcome(Diff([.replace(path: "/status", value: "playing"), .replace(path: "/turn", value: .string(Self.seatNames[first]))]),
                                events: [GameEvent(name: "start")])
         }
+        if case .timeout(let seat) = command {
+            guard phase == .playing, mover == seat else { throw notPlaying() }
+            return finish(winner: 1 - seat, reason: "time", ops: [], time: context.time)
+        }
         guard let seat = Self.seatNames.firstIndex(of: context.player) else {
             throw .badRequest("no-such-seat", "\"\(context.player)\" is not a seat of this game (p1, p2)")
         }
@@ -127,7 +136,7 @@ public struct FourInARow: Game {
             return finish(winner: 1 - seat, reason: "resign", ops: [], time: context.time)
         case .reset: return try reset(time: context.time)
         case .unsupported(let type): throw .illegal("no-\(type)", "four in a row has no \(type): tap a column")
-        case .start: throw .illegal("started", "the game has already started")
+        case .start, .timeout: throw .illegal("started", "the game has already started")
         }
     }
 

@@ -166,12 +166,14 @@ public enum FourSearch {
     /// `nodeBudget` nodes (deterministic: the same position and budget give the same column).
     /// nil when the board is full.
     ///
-    /// Past the immediate win and block: when only one column doesn't hand the opponent a four,
-    /// that one. Otherwise, from the 6th disc on, up to half the budget goes to the exact solver
-    /// (win, draw or loss of each column): a winning column is played at once, and the
-    /// negamax then chooses among the drawing ones only. The rest of the budget (all of it if the
-    /// solver didn't run or didn't finish) goes to iterative deepening of the negamax, whose last
-    /// completed depth decides.
+    /// Past the immediate win and block: when only one column doesn't hand the opponent a four
+    /// at once, that one (when none, the middlemost). Otherwise the negamax deepens iteratively
+    /// over the columns that don't, its last completed depth deciding; before the 6th disc it has
+    /// the whole budget. From the 6th disc on it has an eighth, and the exact solver the rest: it
+    /// judges the columns in the negamax's order (its choice first, then by the threats each makes
+    /// and nearness to the middle) and plays the first that wins, else the first that draws;
+    /// when the budget runs out first, the first not shown to lose. A position where a four
+    /// already stands gets the middlemost playable column.
     public static func bestColumn(_ position: FourPosition, nodeBudget: Int = 2_000_000) -> Int? {
         let p = position
         guard p.possible != 0 else { return nil }
@@ -293,7 +295,7 @@ struct FourSearcher {
     /// default budget, and the negamax makes better use of the nodes.
     static let solverFromMoves = 6
     /// When the solver runs, the negamax gets this fraction of the budget first (1 / share).
-    static let negamaxShare = 4
+    static let negamaxShare = 8
 
     let table: FourTable
     let limit: Int
@@ -581,10 +583,12 @@ struct FourSearcher {
 
     // MARK: Evaluation
 
-    /// The side to move's prospects, below 1000 either way: threats (cells that would complete a
-    /// four), worth more on rows of the owner's parity (odd rows for the first player, even for the
-    /// second: the rows zugzwang hands them at the end), lines of four still open with two discs,
-    /// and discs in the middle column.
+    /// The side to move's prospects, below 1000 either way, less the opponent's: threats (cells that
+    /// would complete a four), worth far more on rows of the owner's parity (odd rows for the first
+    /// player, even for the second: the ones zugzwang hands them at the end of the game), lines of
+    /// four still open with two discs and with one, and discs in the middle column. The weights
+    /// were chosen by how often the whole search then picks a game-theoretically best column
+    /// (win, draw or loss) in middle-game positions.
     static func evaluate(_ p: FourPosition) -> Int {
         let mine = p.current
         let theirs = p.opponent
@@ -598,28 +602,29 @@ struct FourSearcher {
         let myUseful = myThreats & ~(theirThreats &<< 1)
         let theirUseful = theirThreats & ~(myThreats &<< 1)
         var score = 0
-        score += 16 * (myUseful & myRows).nonzeroBitCount + 8 * (myUseful & theirRows).nonzeroBitCount
-        score -= 16 * (theirUseful & theirRows).nonzeroBitCount + 8 * (theirUseful & myRows).nonzeroBitCount
-        score += 2 * (openTwos(mine, theirs) - openTwos(theirs, mine))
-        score += 3 * ((mine & fourCenter).nonzeroBitCount - (theirs & fourCenter).nonzeroBitCount)
+        score += 28 * (myUseful & myRows).nonzeroBitCount + 8 * (myUseful & theirRows).nonzeroBitCount
+        score -= 28 * (theirUseful & theirRows).nonzeroBitCount + 8 * (theirUseful & myRows).nonzeroBitCount
+        score += 2 * (openLines(mine, theirs) - openLines(theirs, mine))
+        score += 2 * ((mine & fourCenter).nonzeroBitCount - (theirs & fourCenter).nonzeroBitCount)
         return max(-(proven - 1), min(proven - 1, score))
     }
 
-    /// Lines of four holding exactly two of `own`'s discs and none of `other`'s.
-    @inline(__always) private static func openTwos(_ own: UInt64, _ other: UInt64) -> Int {
+    /// Lines of four holding none of `other`'s discs: 2 for each with two of `own`'s, 1 for each with one.
+    @inline(__always) private static func openLines(_ own: UInt64, _ other: UInt64) -> Int {
         let free = fourBoard & ~other
-        return openTwos(own, free, 1) + openTwos(own, free, 7) + openTwos(own, free, 6) + openTwos(own, free, 8)
+        return openLines(own, free, 1) + openLines(own, free, 7) + openLines(own, free, 6) + openLines(own, free, 8)
     }
 
-    /// Lines of four with step `d` on `free` cells holding exactly two of `own`'s discs.
-    @inline(__always) private static func openTwos(_ own: UInt64, _ free: UInt64, _ d: UInt64) -> Int {
+    /// `openLines` along the lines of step `d`, each named by its lowest cell.
+    @inline(__always) private static func openLines(_ own: UInt64, _ free: UInt64, _ d: UInt64) -> Int {
         let lines = free & (free &>> d) & (free &>> (2 * d)) & (free &>> (3 * d))
-        // Two of four: either both halves hold one, or one half holds two and the other none.
+        // By halves: one disc in a half (a, b) or two (aa, bb).
         let a = own ^ (own &>> d)
         let aa = own & (own &>> d)
         let b = (own &>> (2 * d)) ^ (own &>> (3 * d))
         let bb = (own &>> (2 * d)) & (own &>> (3 * d))
         let two = (a & b) | ((aa ^ bb) & ~(a | b))
-        return (lines & two).nonzeroBitCount
+        let one = (a ^ b) & ~(aa | bb)
+        return 2 * (lines & two).nonzeroBitCount + (lines & one).nonzeroBitCount
     }
 }

@@ -201,6 +201,23 @@ public protocol Game: Sendable, Equatable {
     /// Hints for `viewer`'s position and for positions along the line it leads to, for the cache;
     /// the first is the asked position's. Run off the service thread, within `budget`.
     func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)]
+    /// Whether players take turns (`turn` names the seat to move): such a game may have a clock.
+    static var takesTurns: Bool { get }
+    /// The command that ends the game because `seat` ran out of time (the other seat wins), or nil.
+    func timeout(of seat: String) -> ReadCommand<Command>?
+
+    /// The bot levels this game offers for its seats (nil: no bots), and whether these `create`
+    /// options allow bots (a race's bots need a deal proven winnable: `illegal-move` otherwise).
+    static var botLevels: ClosedRange<Int>? { get }
+    static func checkBots(creating options: JSON) throws(GameError)
+    /// Whether the game waits for a move from `seat` now (its turn, or its own table in play).
+    func awaits(_ seat: String) -> Bool
+    /// Seconds a bot of `level` waits before it moves (its pace), counted from when it may move.
+    static func botPace(level: Int) -> Double
+    /// The move a bot of `level` in `seat` makes now, or nil when it has none. May search (run off
+    /// the service thread, within `budget`); random choices come from `random`.
+    func botMove(seat: String, level: Int, random: inout SplitMix64, budget: Int) -> ReadCommand<Command>?
+
     /// A deal to prove before a game is made with these `create` options, or nil.
     static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest?
     /// A deal to prove before a command is applied (a reset's `winnable`), or nil.
@@ -223,6 +240,13 @@ extension Game {
         .refused(GameError(.unknownType, rule: "no-hints", "\(Self.kind) has no hint"))
     }
     public func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] { [] }
+    public static var takesTurns: Bool { false }
+    public func timeout(of seat: String) -> ReadCommand<Command>? { nil }
+    public static var botLevels: ClosedRange<Int>? { nil }
+    public static func checkBots(creating options: JSON) throws(GameError) {}
+    public func awaits(_ seat: String) -> Bool { turn == seat }
+    public static func botPace(level: Int) -> Double { 0 }
+    public func botMove(seat: String, level: Int, random: inout SplitMix64, budget: Int) -> ReadCommand<Command>? { nil }
     public static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest? { nil }
     public func dealRequest(for command: ReadCommand<Command>) -> DealRequest? { nil }
     public func dealing(_ command: ReadCommand<Command>, seed: UInt64) -> ReadCommand<Command> { command }

@@ -109,10 +109,11 @@ final class Admission {
 
     /// A room enters memory (new, loaded or restored); what players who are gone left behind
     /// is given up (what belongs to connections), as the game says.
-    func adopt(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+    func adopt(_ room: GameRoom, loaded: Bool = false, now: Instant, into effects: inout Effects) {
         rooms.adopt(room)
         lobby.changed()
         for player in room.game.playersHoldingConnectionState { dropSelection(of: player, in: room, now: now, into: &effects) }
+        play.adopted(room, loaded: loaded, now: now, into: &effects)
     }
 
     // MARK: Join and watch
@@ -147,7 +148,7 @@ final class Admission {
         var takenSeat: String?
         if token != nil && !room.seats.isEmpty {
             // A game with seats seats each player in one of its own; a dropped player takes theirs back by name.
-            guard let free = room.members.freeSeat(asked: seat, by: id, seats: room.seats) else {
+            guard let free = room.members.freeSeat(asked: seat, by: id, seats: room.peopleSeats) else {
                 let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this game has no seat \($0)" }
                     ?? "every seat of this game is held"
                 replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, now: now, into: &effects)
@@ -174,7 +175,7 @@ final class Admission {
                 let room = GameRoom(loaded: loadedGame, windowSize: config.windowSize, now: now)
                 // Before anything it does is stored: its writes are fenced with this epoch.
                 if let epoch { room.epoch = epoch }
-                adopt(room, now: now, into: &effects)
+                adopt(room, loaded: true, now: now, into: &effects)
                 return room
             }()
             for waiter in waiters {
@@ -236,8 +237,7 @@ final class Admission {
         var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: quiet ? nil : requestID,
                                      isCreation: isCreation, direct: key == .delayed, quiet: quiet)
         if !quiet {
-            emit(catchUp, ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: seen,
-                                               delay: GameRoom.delay(of: room.options)).frame)
+            emit(catchUp, room.joinedFrame(role: role, seq: seen, now: now))
         }
         // A replay, or `since: 0` (the whole history, section 15): the chat said along the way
         // comes with the diffs it followed, not after them all.

@@ -35,14 +35,47 @@ struct ParsedGesture: Sendable, Equatable {
 
 /// Any game of the catalog, behind the operations a room needs; every answer comes from
 /// the game itself (`Core.Game`), so the realtime layer knows no game's rules.
+/// The realtime layer's own command, the clock's alone: `{"type":"resume"}` (PROTOCOL section 17).
+struct ClockResume: Sendable, Equatable {
+    static let type = "resume"
+    static var parsed: ParsedGesture { ParsedGesture(ReadCommand(ClockResume(), cause: .object(["type": .string(type)]))) }
+}
+
 struct AnyGame: Sendable, Equatable {
     private(set) var base: any Game
+    /// The players' clocks of a game created with `clock` (section 17): the layer's, not the game's.
+    private(set) var clock: TurnClock?
 
-    init(_ base: any Game) { self.base = base }
+    init(_ base: any Game, clock: ClockOption? = nil, at time: Double = 0) {
+        self.base = base
+        self.clock = clock.map { TurnClock(option: $0, seats: base.seats, at: time) }
+    }
 
     static func == (a: AnyGame, b: AnyGame) -> Bool {
         func open<G: Game>(_ game: G) -> Bool { (b.base as? G) == game }
-        return open(a.base)
+        return a.clock == b.clock && open(a.base)
+    }
+
+    var takesTurns: Bool { type(of: base).takesTurns }
+    var clockDeadline: Double? { clock?.deadline }
+    var clockRunning: Bool { clock?.running != nil }
+    var botLevels: ClosedRange<Int>? { type(of: base).botLevels }
+    func awaits(_ seat: String) -> Bool { base.awaits(seat) }
+    func botPace(level: Int) -> Double { type(of: base).botPace(level: level) }
+
+    /// The command that ends the game on time for `seat`.
+    func timeout(of seat: String) -> ParsedGesture? {
+        func open<G: Game>(_ game: G) -> ParsedGesture? { game.timeout(of: seat).map(ParsedGesture.init) }
+        return open(base)
+    }
+
+    /// A bot's move (run off the service thread: it may search).
+    func botMove(seat: String, level: Int, seed: UInt64, budget: Int) -> ParsedGesture? {
+        var random = SplitMix64(seed: seed)
+        func open<G: Game>(_ game: G) -> ParsedGesture? {
+            game.botMove(seat: seat, level: level, random: &random, budget: budget).map(ParsedGesture.init)
+        }
+        return open(base)
     }
 
     var kind: GameKind { GameKind(type(of: base).kind) }
@@ -53,7 +86,10 @@ struct AnyGame: Sendable, Equatable {
     var hasSeatViews: Bool { type(of: base).hasSeatViews }
     var playersHoldingConnectionState: [String] { base.playersHoldingConnectionState }
 
-    func publicState(for viewer: Viewer = .spectator) -> JSON { base.state(for: viewer) }
+    func publicState(for viewer: Viewer = .spectator) -> JSON {
+        guard let clock, case .object(let pairs) = base.state(for: viewer) else { return base.state(for: viewer) }
+        return .object(pairs + [("clocks", clock.state)])
+    }
     func text(for viewer: Viewer, heading: String) -> [String] { base.text(for: viewer, heading: heading) }
     func diff(_ full: Diff, for viewer: Viewer) -> Diff { type(of: base).diff(full, for: viewer) }
     func hintPlan(for asker: HintContext) -> HintPlan { base.hintPlan(for: asker) }
@@ -70,13 +106,28 @@ struct AnyGame: Sendable, Equatable {
     }
 
     mutating func apply(_ command: GameCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
+        if command.base is ClockResume {
+            guard var clock, clock.running != nil else { return .failure(.illegal("no-clock", "no clock is running")) }
+            let ops = clock.resume(at: context.time)
+            self.clock = clock
+            return .success(GameOutcome(Diff(ops)))
+        }
         func open<G: Game>(_ game: inout G) -> Result<GameOutcome, GameError> {
             guard let typed = command.base as? G.Command else {
                 return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
             }
             return game.apply(typed, context: context)
         }
-        return open(&base)
+        let (turnBefore, wasOver) = (base.turn, base.isOver)
+        let result = open(&base)
+        guard case .success(var outcome) = result, var clock else { return result }
+        let ops = clock.follow(turnBefore: turnBefore, turnAfter: base.turn, wasOver: wasOver, isOver: base.isOver,
+                               mover: context.player, at: context.time)
+        self.clock = clock
+        if !ops.isEmpty {
+            for index in outcome.views.indices { outcome.views[index].diff.append(contentsOf: Diff(ops)) }
+        }
+        return .success(outcome)
     }
 
     /// A deal to prove before `parsed` is applied (a reset asking for a winnable deal).
@@ -110,26 +161,38 @@ extension GameCatalog {
                 random: inout some RandomNumberGenerator) throws(ProtocolError) -> (AnyGame, JSON) {
         let type = try type(of: kind)
         let delay = try SpectatorDelay.read(options)
+        let clock = try ClockOption.read(options)
+        if clock != nil && !type.takesTurns { throw .bad("\(kind.rawValue) has no turns: a clock is for games where players take turns") }
         var stored: JSON
         do {
             stored = try type.storedOptions(creating: options, random: &random)
         } catch {
             throw ProtocolError(error)
         }
-        if delay > 0, case .object(var pairs) = stored {
-            pairs.append(("delay", JSON.seconds(delay)))
-            stored = .object(pairs)
+        guard case .object(var pairs) = stored else { throw .bad("options must be an object") }
+        if delay > 0 { pairs.append(("delay", JSON.seconds(delay))) }
+        if let clock { pairs.append(("clock", clock.json)) }
+        stored = .object(pairs)
+        let game = try restore(kind: kind, options: stored, time: time)
+        let bots = try BotSeats.read(options, seats: game.seats, levels: type.botLevels)
+        if !bots.isEmpty {
+            do { try type.checkBots(creating: options) } catch { throw ProtocolError(error) }
+            stored = .object(pairs + [("bots", bots.json)])
         }
-        return (try restore(kind: kind, options: stored, time: time), stored)
+        return (game, stored)
     }
 
     /// Builds a game from its stored options (the inverse of `create`'s second result).
     func restore(kind: GameKind, options: JSON, time: Double) throws(ProtocolError) -> AnyGame {
         let type = try type(of: kind)
         do {
-            return AnyGame(try type.init(stored: options, time: time))
-        } catch {
+            return AnyGame(try type.init(stored: options, time: time), clock: try ClockOption.read(options), at: time)
+        } catch let error as GameError {
             throw ProtocolError(error)
+        } catch let error as ProtocolError {
+            throw error
+        } catch {
+            throw .bad("\(error)")
         }
     }
 

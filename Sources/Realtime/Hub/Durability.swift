@@ -343,8 +343,7 @@ final class Durability {
                 guard let session = sessions[id], session.room === room else { continue }
                 // Whatever it was shown after the failure point is void: it gets the stored state again.
                 if let role = session.role {
-                    effects.send(ServerMessage.joined(game: room.id, kind: room.kind, role: role, seq: room.seq(for: session.key),
-                                                             delay: GameRoom.delay(of: room.options)).frame, to: id)
+                    effects.send(room.joinedFrame(role: role, seq: room.seq(for: session.key), now: now), to: id)
                 }
                 effects.send(room.snapshotFrame(for: session.key), to: id)
                 for (acked, requestID) in rewind.acks where acked == id {

@@ -77,7 +77,7 @@ enum GameLoader {
             case .success(let outcome):
                 seq += 1
                 let text = ServerMessage.diff(game: stored.id, seq: seq, encodedOps: outcome.fullDiff.encodedOps,
-                                              cause: cause.adding(by: command.player)).encoded
+                                              cause: CommandAuthor(stored: command.command).cause(cause, player: command.player)).encoded
                 if let delay, delayed != nil {
                     if command.time <= asOf - delay {
                         // Spectators have seen this one: their copy is the game as it is now.
@@ -121,6 +121,7 @@ enum GameLoader {
     static func replayable(_ command: JSON, kind: GameKind, games: GameCatalog,
                            fail: (String) -> RestoreError) throws -> (GameCommand, JSON) {
         guard let type = command["type"]?.stringValue else { throw fail("no type") }
+        if type == ClockResume.type { return (ClockResume.parsed.command, ClockResume.parsed.cause) }
         do {
             let parsed = try games.parseStored(type: type, message: command, kind: kind)
             return (parsed.command, parsed.cause)
@@ -134,6 +135,41 @@ extension JSON {
     /// A cause as members see it: the command's public form plus `"by"`.
     func adding(by player: String) -> JSON {
         .object((objectPairs ?? []) + [("by", .string(player))])
+    }
+}
+
+/// Who a command's cause names (PROTOCOL sections 4, 17 and 18).
+enum CommandAuthor: Sendable, Equatable {
+    /// `"by":"p1"`: a player, or the server's own start.
+    case player
+    /// `"by":"p2","bot":true`: a bot's move.
+    case bot
+    /// No `by`: the clock's `timeout` and `resume`.
+    case clock
+
+    /// The cause members see.
+    func cause(_ cause: JSON, player: String) -> JSON {
+        switch self {
+        case .player: return cause.adding(by: player)
+        case .bot: return .object((cause.adding(by: player).objectPairs ?? []) + [("bot", true)])
+        case .clock: return cause
+        }
+    }
+
+    /// The stored form keeps what replay needs to show the same cause.
+    func stored(_ command: JSON) -> JSON {
+        self == .bot ? .object((command.objectPairs ?? []) + [("bot", true)]) : command
+    }
+
+    /// The author of a stored command.
+    init(stored command: JSON) {
+        if command["bot"] == .bool(true) {
+            self = .bot
+        } else if let type = command["type"]?.stringValue, type == ClockResume.type || type == "timeout" {
+            self = .clock
+        } else {
+            self = .player
+        }
     }
 }
 

@@ -162,14 +162,26 @@ final class GameRoom {
 
     /// The game's seats (empty for a game any number of players share).
     var seats: [String] { game.seats }
+    /// The seats bots play (section 18): held from the start, never free for a join.
+    var bots: BotSeats { (try? BotSeats.read(options, seats: seats, levels: game.botLevels)) ?? BotSeats() }
+    /// The seats a person may take.
+    var peopleSeats: [String] { let bots = bots.seats; return seats.filter { !bots.contains($0) } }
 
-    var everySeatTaken: Bool { members.everySeatTaken(of: seats) }
+    var everySeatTaken: Bool { members.everySeatTaken(of: peopleSeats) }
+
+    /// `joined` for a member of this game: its delay, clock and bots, and the server's time.
+    func joinedFrame(role: Role, seq: Int, now: Instant) -> OutFrame {
+        let bots = self.bots
+        return ServerMessage.joined(game: id, kind: kind, role: role, seq: seq, delay: Self.delay(of: options),
+                                    clock: options["clock"], bots: bots.isEmpty ? nil : bots.json, now: now.unixTime).frame
+    }
 
     // MARK: Commands
 
     /// Applies a command; on success records it (seq, window, applied id, activity) and
     /// returns one frame per group of views (the spectators' group first) with the events.
-    func apply(_ command: GameCommand, cause: JSON, player: String, clientID: String?, now: Instant)
+    func apply(_ command: GameCommand, cause: JSON, player: String, author: CommandAuthor = .player, clientID: String?,
+               now: Instant)
         -> Result<(frames: [ViewFrame], events: [GameEvent], applied: AppliedCommand), GameError> {
         let applied = AppliedCommand(command: command, player: player, time: now.unixTime)
         let wasOver = isOver
@@ -179,7 +191,7 @@ final class GameRoom {
         case .failure(let error): return .failure(error)
         }
         seq += 1
-        let cause = cause.adding(by: player)
+        let cause = author.cause(cause, player: player)
         var frames: [ViewFrame] = []
         var full: OutFrame?
         for view in outcome.views {
@@ -323,7 +335,8 @@ final class GameRoom {
     var lobbyEntry: LobbyEntry {
         LobbyEntry(game: id, kind: kind, status: game(for: .delayed).status, seq: spectatorSeq, players: members.players,
                    spectators: members.spectators, created: created, updated: updated,
-                   seats: seats.isEmpty ? nil : seats.count, delay: delayLine?.delay)
+                   seats: seats.isEmpty ? nil : seats.count, delay: delayLine?.delay, clock: options["clock"],
+                   bots: options["bots"])
     }
 
     var storedGame: StoredGame {

@@ -70,6 +70,8 @@ public final class Hub {
     let cluster: ClusterMachine?
     /// Set when the store is shared by nodes: claims, takeovers, hand-overs.
     let handover: Handover?
+    /// Seeds for bots' random choices.
+    private var random: HubRandom
     /// The instant of the last `wake` asked of the shell, until its `due` comes.
     private var wakeAskedFor: Instant?
     private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending, games: config.games) }
@@ -83,6 +85,7 @@ public final class Hub {
                 cluster identity: ClusterIdentity? = nil) {
         self.config = config
         let random = HubRandom(next: random)
+        self.random = random
         rooms = RoomTable(config: config)
         durability = Durability(durable: config.durable, fenceAs: config.sharedStoreNode, sessions: sessions, rooms: rooms,
                                 pending: pending)
@@ -147,6 +150,7 @@ public final class Hub {
         case .due:
             wakeAskedFor = nil
             releaseDelayed(now: now, into: &effects)
+            turnsDue(now: now, into: &effects)
         case .cluster(let clusterEvent):
             guard let cluster else { break }
             carryOut(cluster.receive(clusterEvent, now: now, into: &effects), now: now, into: &effects)
@@ -322,6 +326,8 @@ public final class Hub {
                 play.answerHint(asker.connection, answer, requestID: asker.requestID, now: now, into: &effects)
                 resume([asker.connection], now: now, into: &effects)
             }
+        case .botMoved(let room, let seat, let move):
+            play.botMoved(room, seat: seat, move, isLive: rooms.isLive(room), now: now, into: &effects)
         case .poolGrew(let batch):
             durability.store(batch, for: nil, into: &effects)
         case .none:
@@ -340,8 +346,14 @@ public final class Hub {
             lobby.changed()
         }
         releaseDelayed(now: now, into: &effects)
+        turnsDue(now: now, into: &effects)
         lobby.tick(now: now, into: &effects)
-        for room in rooms.restingNow(now: now, isBusy: { durability.isRewinding($0.id) }) {
+        // A game whose clock runs, or whose bot is to move, stays live: its turn goes on without anyone.
+        let busy = { (room: GameRoom) in
+            self.durability.isRewinding(room.id) || room.game.clockRunning || room.bots.seats.contains(where: room.game.awaits)
+        }
+        for room in rooms.restingNow(now: now, isBusy: busy) {
+            play.timers.forget(room)
             lobby.changed()
             effects.log(.debug, "game resting", ["game": room.id])
             handover?.rested(room, into: &effects)
@@ -350,6 +362,12 @@ public final class Hub {
         admission.touches.sweep(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
         if let cluster { carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
+    }
+
+    /// Clocks that ran out and bots due to move (PROTOCOL sections 17 and 18).
+    private func turnsDue(now: Instant, into effects: inout Effects) {
+        var random = self.random
+        play.turnsDue(now: now, isLive: rooms.isLive, seed: { random.next() }, into: &effects)
     }
 
     /// What has come due to delayed spectators (PROTOCOL section 15), at the `wake` asked for it.
@@ -364,7 +382,8 @@ public final class Hub {
     /// Asks the shell for a `due` event when the next delayed output comes due, unless it is
     /// already asked for that instant (one timer: a new wake replaces the last).
     private func askToWake(into effects: inout Effects) {
-        guard let due = rooms.nextDelayDue, due != wakeAskedFor else { return }
+        let next = [rooms.nextDelayDue, play.timers.next].compactMap { $0 }.min()
+        guard let due = next, due != wakeAskedFor else { return }
         wakeAskedFor = due
         effects.append(.wake(at: due))
     }

@@ -14,6 +14,8 @@ enum PendingRequest {
     case deal(PendingDeal)
     /// Everyone asking for the hint of one position: one solve answers them all.
     case hint(PositionKey, askers: [HintWaiter])
+    /// A bot of this seat thinking of its move.
+    case bot(GameRoom, seat: String)
     /// Which of this node's live games it still owns (a shared store, after its lease ran out).
     case ownershipCheck
 
@@ -22,6 +24,7 @@ enum PendingRequest {
         switch self {
         case .history(let catchUp), .replayChat(let catchUp): return catchUp.room
         case .commandLookup(let lookup): return lookup.room
+        case .bot(let room, _): return room
         case .deal(let deal):
             if case .reset(let room, _, _) = deal.waiting { return room }
             return nil

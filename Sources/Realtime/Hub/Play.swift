@@ -12,6 +12,8 @@ final class Play {
     private let solver: SolverDesk
     private let lobby: LobbyFeed
     private let games: GameCatalog
+    /// Clocks that run out and bots due to move.
+    let timers = TurnTimers()
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
     /// Set while this node must apply no command (a cluster node whose name another process took).
     var refusal: ProtocolError?
@@ -116,15 +118,17 @@ final class Play {
     /// Applies one command to a room: the diff and events are queued for every member
     /// and the command goes to storage. Nothing changes if the game refuses it.
     @discardableResult
-    func apply(_ parsed: ParsedGesture, player: String, in room: GameRoom, clientID: String?,
-               now: Instant, arrival: Instant?, poolSeed: WinnableSeed? = nil,
+    func apply(_ parsed: ParsedGesture, player: String, author: CommandAuthor = .player, in room: GameRoom,
+               clientID: String?, now: Instant, arrival: Instant?, poolSeed: WinnableSeed? = nil,
                into effects: inout Effects) -> Result<Void, GameError> {
         let (frames, events, applied): ([GameRoom.ViewFrame], [GameEvent], AppliedCommand)
-        switch room.apply(parsed.command, cause: parsed.cause, player: player, clientID: clientID, now: now) {
+        switch room.apply(parsed.command, cause: parsed.cause, player: player, author: author, clientID: clientID, now: now) {
         case .success(let outcome): (frames, events, applied) = outcome
         case .failure(let error): return .failure(error)
         }
-        let row = StoredCommand(game: room.id, seq: room.seq, command: parsed.stored, player: player, clientID: clientID,
+        timers.changed(room, now: now)
+        let row = StoredCommand(game: room.id, seq: room.seq, command: author.stored(parsed.stored), player: player,
+                                clientID: clientID,
                                 time: now.unixTime, diff: frames.first?.frame.text)
         durability.store(StoreBatch(games: [room.storedGame], commands: [row],
                                     winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
@@ -138,9 +142,60 @@ final class Play {
 
     /// A command the server issues itself (a start once every seat is taken, a departed player's
     /// selection), stored like any other so a replay issues it at the same seq.
-    func applyServerCommand(_ parsed: ParsedGesture, as player: String, in room: GameRoom, now: Instant,
-                            into effects: inout Effects) {
-        apply(parsed, player: player, in: room, clientID: nil, now: now, arrival: nil, into: &effects)
+    func applyServerCommand(_ parsed: ParsedGesture, as player: String, author: CommandAuthor = .player, in room: GameRoom,
+                            now: Instant, into effects: inout Effects) {
+        apply(parsed, player: player, author: author, in: room, clientID: nil, now: now, arrival: nil, into: &effects)
+        durability.release(room, now: now, into: &effects)
+    }
+
+    // MARK: Clocks and bots (sections 17 and 18)
+
+    /// A game came into memory: a clock that was running gives back the time the failure took
+    /// (`resume`), and its bots carry on.
+    func adopted(_ room: GameRoom, loaded: Bool, now: Instant, into effects: inout Effects) {
+        if loaded && room.game.clockRunning {
+            applyServerCommand(ClockResume.parsed, as: "server", author: .clock, in: room, now: now, into: &effects)
+        }
+        timers.changed(room, now: now)
+    }
+
+    /// What came due: a clock that ran out ends the game; a bot starts thinking off the service thread.
+    func turnsDue(now: Instant, isLive: (GameRoom) -> Bool, seed: () -> UInt64, into effects: inout Effects) {
+        for (room, due) in timers.popDue(now: now) {
+            guard isLive(room) else {
+                if case .bot(let seat) = due { timers.botDone(room, seat: seat) }
+                continue
+            }
+            switch due {
+            case .clock:
+                guard let seat = room.game.clock?.runningSeat, let deadline = room.game.clockDeadline,
+                      deadline <= now.unixTime + 0.001, let timeout = room.game.timeout(of: seat) else { continue }
+                applyServerCommand(timeout, as: "server", author: .clock, in: room, now: now, into: &effects)
+            case .bot(let seat):
+                guard room.game.awaits(seat), let level = room.bots.level(of: seat) else {
+                    timers.botDone(room, seat: seat)
+                    continue
+                }
+                let token = pending.issue(.bot(room, seat: seat))
+                effects.append(.solve(.bot(token: token, game: room.game, seat: seat, level: level, seed: seed())))
+            }
+        }
+    }
+
+    /// A bot's move, thought of: played as its seat's command, `"bot":true` in its cause.
+    func botMoved(_ room: GameRoom, seat: String, _ move: ParsedGesture?, isLive: Bool, now: Instant,
+                  into effects: inout Effects) {
+        timers.botDone(room, seat: seat)
+        guard isLive, room.game.awaits(seat), let move else { return }
+        if let refusal {
+            effects.log(.warning, "a bot's move was not applied", ["game": room.id, "why": refusal.message])
+            return
+        }
+        if case .failure(let error) = apply(move, player: seat, author: .bot, in: room, clientID: nil, now: now, arrival: nil,
+                                            into: &effects) {
+            effects.log(.warning, "a bot's move was refused", ["game": room.id, "seat": seat, "why": error.message])
+            timers.changed(room, now: now)
+        }
         durability.release(room, now: now, into: &effects)
     }
 

@@ -68,6 +68,8 @@ final class SolverDesk {
         /// proven), or refused with this error.
         case deal(PendingDeal, Result<UInt64?, ProtocolError>)
         case hints([(HintWaiter, Hint)])
+        /// A bot's move, thought of (nil: it has none).
+        case botMoved(GameRoom, seat: String, ParsedGesture?)
         /// New proven seeds, to store.
         case poolGrew(StoreBatch)
         case none
@@ -93,6 +95,9 @@ final class SolverDesk {
             hintsSolving[key] = nil
             let answer = answers.first?.1 ?? Hint(from: nil, to: nil, winnable: .null)
             return .hints(askers.filter { sessions.endWait($0.connection, .pending(token)) }.map { ($0, answer) })
+        case .bot(let token, let move):
+            guard case .bot(let room, let seat)? = pending.take(token) else { return .none }
+            return .botMoved(room, seat: seat, move)
         case .refill(let draw, let seeds):
             refilling.remove(draw)
             let fresh = Set(seeds).subtracting(pool[draw] ?? [])

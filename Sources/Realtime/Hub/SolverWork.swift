@@ -9,6 +9,8 @@ enum SolveJob: Sendable, Equatable {
     case deal(token: UInt64, request: DealRequest, candidates: [UInt64])
     /// Proven seeds for a pool that keeps such deals instant.
     case refill(pool: Int, candidates: [UInt64])
+    /// A bot's move (section 18): the game's own policy at `level`, random choices from `seed`.
+    case bot(token: UInt64, game: AnyGame, seat: String, level: Int, seed: UInt64)
 }
 
 enum SolveResult: Sendable {
@@ -16,6 +18,7 @@ enum SolveResult: Sendable {
     case hint(token: UInt64, answers: [(PositionKey, Hint)])
     case deal(token: UInt64, proof: DealProof)
     case refill(pool: Int, seeds: [UInt64])
+    case bot(token: UInt64, move: ParsedGesture?)
 }
 
 enum SolverWork {
@@ -30,6 +33,8 @@ enum SolverWork {
                 prover?.prove(DealRequest(pool: pool, given: nil), candidates: [candidate], budget: budget) == .seed(candidate)
             }
             return .refill(pool: pool, seeds: seeds)
+        case .bot(let token, let game, let seat, let level, let seed):
+            return .bot(token: token, move: game.botMove(seat: seat, level: level, seed: seed, budget: budget))
         }
     }
 }

@@ -7,7 +7,10 @@ import Foundation
 enum ServerMessage: Sendable {
     case created(game: String, token: String)
     /// `delay`: the game's spectator delay in seconds, when it has one (an extension: docs/PROTOCOL.md).
-    case joined(game: String, kind: GameKind, role: Role, seq: Int, delay: Double? = nil)
+    /// `now`: the server's Unix time (section 17: every `joined` carries it); `clock` and `bots`
+    /// as the game's options give them (sections 17 and 18).
+    case joined(game: String, kind: GameKind, role: Role, seq: Int, delay: Double? = nil, clock: JSON? = nil,
+                bots: JSON? = nil, now: Double? = nil)
     case snapshot(game: String, kind: GameKind, seq: Int, state: JSON)
     /// The ops array arrives already encoded by Core, so it is never rebuilt as a tree.
     case diff(game: String, seq: Int, encodedOps: String, cause: JSON)
@@ -27,13 +30,16 @@ enum ServerMessage: Sendable {
         switch self {
         case .created(let game, let token):
             return JSON.object(["type": "created", "game": .string(game), "token": .string(token)]).encoded
-        case .joined(let game, let kind, let role, let seq, let delay):
+        case .joined(let game, let kind, let role, let seq, let delay, let clock, let bots, let now):
             var pairs: [(key: String, value: JSON)] = [
                 ("type", "joined"), ("game", .string(game)), ("kind", .string(kind.rawValue)),
                 ("role", .string(role.name)), ("seq", .int(seq)),
             ]
             if case .player(let you) = role { pairs.append(("you", .string(you))) }
             if let delay { pairs.append(("delay", JSON.seconds(delay))) }
+            if let clock { pairs.append(("clock", clock)) }
+            if let bots { pairs.append(("bots", bots)) }
+            if let now { pairs.append(("now", .string(RFC3339.formatMilliseconds(Int((now * 1000).rounded()))))) }
             return JSON.object(pairs).encoded
         case .snapshot(let game, let kind, let seq, let state):
             return JSON.object([
@@ -93,7 +99,7 @@ enum ServerMessage: Sendable {
 
     private var frameKind: FrameKind {
         switch self {
-        case .joined(let game, let kind, let role, _, _): return .joined(game: game, kind: kind, role: role)
+        case .joined(let game, let kind, let role, _, _, _, _, _): return .joined(game: game, kind: kind, role: role)
         case .diff(_, let seq, _, _): return .diff(seq: seq)
         case .ack, .error: return .answer
         case .left(let game): return .left(game: game)
@@ -139,6 +145,9 @@ public struct LobbyEntry: Sendable, Equatable {
     public var seats: Int?
     /// The spectator delay in seconds (nil for none).
     public var delay: Double?
+    /// The clock option and the bots' seats and levels, when the game has them (sections 17 and 18).
+    var clock: JSON?
+    var bots: JSON?
 
     var json: JSON {
         var pairs: [(key: String, value: JSON)] = [
@@ -148,6 +157,8 @@ public struct LobbyEntry: Sendable, Equatable {
         ]
         if let seats { pairs.append(("seats", .int(seats))) }
         if let delay { pairs.append(("delay", JSON.seconds(delay))) }
+        if let clock { pairs.append(("clock", clock)) }
+        if let bots { pairs.append(("bots", bots)) }
         return .object(pairs)
     }
 
@@ -168,7 +179,8 @@ extension LobbyEntry {
               let created = json["created"]?.stringValue.flatMap(RFC3339.parse),
               let updated = json["updated"]?.stringValue.flatMap(RFC3339.parse) else { return nil }
         self.init(game: game, kind: kind, status: status, seq: seq, players: players, spectators: spectators,
-                  created: created, updated: updated, seats: json["seats"]?.intValue, delay: json["delay"]?.doubleValue)
+                  created: created, updated: updated, seats: json["seats"]?.intValue, delay: json["delay"]?.doubleValue,
+                  clock: json["clock"], bots: json["bots"])
     }
 
 }
@@ -197,5 +209,13 @@ enum RFC3339 {
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// With milliseconds (`2026-11-25T21:40:07.250Z`): clocks and `joined`'s `now` (section 17).
+    static func formatMilliseconds(_ milliseconds: Int) -> String {
+        let (seconds, rest) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = format(Double(rest < 0 ? seconds - 1 : seconds))
+        let ms = rest < 0 ? rest + 1000 : rest
+        return whole.dropLast() + "." + String(repeating: "0", count: ms < 10 ? 2 : ms < 100 ? 1 : 0) + "\(ms)Z"
     }
 }
