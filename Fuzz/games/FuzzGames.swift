@@ -573,9 +573,9 @@ enum FourRun {
             for column in 0..<FourRun.columnCount {
                 for row in 0..<FourRun.rowCount {
                     guard let seat = owner(column, row) else { continue }
-                    for (dc, dr) in [(1, 0), (0, 1), (1, 1), (1, -1)] {
-                        let cells = (0..<4).map { [column + $0 * dc, row + $0 * dr] }
-                        if cells.allSatisfy({ owner($0[0], $0[1]) == seat }) { found.append((seat, cells)) }
+                    for (dc, dr) in [(1, 0), (0, 1), (1, 1), (1, -1)]
+                    where (1..<4).allSatisfy({ owner(column + $0 * dc, row + $0 * dr) == seat }) {
+                        found.append((seat, (0..<4).map { [column + $0 * dc, row + $0 * dr] }))
                     }
                 }
             }
@@ -754,7 +754,7 @@ enum FourRun {
             return status == "playing" && state["turn"] == .string(player) && board.columns[column].count < rowCount
         case .resign: return status == "playing"
         case .reset: return status == "won" || status == "drawn"
-        case .start, .unsupported: return false
+        case .start, .unsupported, .timeout: return false
         }
     }
 
@@ -837,6 +837,10 @@ enum FourRun {
                     "\(what()): resign gave \(after.encoded), events \(events.map { JSON.object($0.fields).encoded })")
         case .unsupported:
             require(false, "\(what()): accepted")
+        case .timeout(let seat):
+            let loser = seatNames[seat]
+            require(status == "won" && after["winner"] == .string(other(loser)) && field("reason") == "time",
+                    "\(what()): a timeout gave \(after.encoded)")
         }
     }
 

@@ -218,7 +218,7 @@ public struct FourInARow: Game {
         return nil
     }
 
-    // MARK: Text and hints
+    // MARK: Text
 
     public func text(for viewer: Viewer, heading: String) -> [String] {
         let rows = (0..<Self.rowCount).reversed().map { row in
@@ -233,21 +233,5 @@ public struct FourInARow: Game {
         case .drawn: "drawn"
         }
         return rows + ["0 1 2 3 4 5 6", heading, standing]
-    }
-
-    public func hintPlan(for asker: HintContext) -> HintPlan {
-        if asker.isPlayer && phase == .playing {
-            return .refused(GameError(.forbidden, rule: "hint-plays-for-you", "a player's hint would play for them: spectators may ask"))
-        }
-        return .search(PositionKey(kind: Self.kind, bytes: columns.map { UInt8($0.count) } + columns.flatMap { $0.map(UInt8.init) }
-                                   + [UInt8(mover ?? 2)]))
-    }
-
-    public func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] {
-        guard case .search(let key) = hintPlan(for: HintContext(viewer: viewer, isPlayer: false)) else { return [] }
-        guard let mover, let column = FourSearch.bestColumn(FourPosition(columns: columns, toMove: mover), nodeBudget: budget) else {
-            return [(key, Hint(from: nil, to: nil))]
-        }
-        return [(key, Hint(from: nil, to: "/columns/\(column)"))]
     }
 }

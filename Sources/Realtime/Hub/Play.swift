@@ -218,7 +218,8 @@ final class Play {
         }
         // A delayed spectator asks about the game as it sees it, never about what it has not seen yet.
         let game = room.game(for: session.key)
-        switch game.hintPlan(for: HintContext(viewer: session.view, isPlayer: session.role?.isPlayer == true)) {
+        let asker = HintContext(viewer: session.view, isPlayer: session.role?.isPlayer == true, againstBot: !room.bots.isEmpty)
+        switch game.hintPlan(for: asker) {
         case .refused(let why):
             replies.error(id, ProtocolError(why), requestID: requestID, now: now, into: &effects)
         case .search(let key):

@@ -1,0 +1,140 @@
+import Core
+import Testing
+@testable import Realtime
+
+/// PROTOCOL section 17's arithmetic, fed instants by hand: no clock is read.
+@Suite struct TurnClockTests {
+    private let option = ClockOption(initial: 300, increment: 5)
+
+    @Test func theClockOptionReadsAnObjectOrTheShorthandAndRefusesWhatIsOutOfRange() throws {
+        #expect(try ClockOption.read(.object(["clock": .object(["initial": 300, "increment": 5])])) == option)
+        #expect(try ClockOption.read(.object(["clock": "300+5"])) == option)
+        #expect(try ClockOption.read(.object(["clock": "60"])) == ClockOption(initial: 60, increment: 0))
+        #expect(try ClockOption.read(.object([:])) == nil)
+        for bad: JSON in ["9+0", "10801+0", "60+181", "60+", "fast", 300, .object(["initial": "x"]), .object(["increment": 5])] {
+            #expect(throws: ProtocolError.self, "\(bad.encoded)") { try ClockOption.read(.object(["clock": bad])) }
+        }
+    }
+
+    @Test func aMoveChargesTheMoverTheTimeItTookPlusTheIncrementAndStartsTheOthersClock() {
+        var clock = TurnClock(option: option, seats: ["p1", "p2"], at: 1000)
+        let start = clock.follow(turnBefore: nil, turnAfter: "p1", wasOver: false, isOver: false, mover: "server", at: 1000)
+        #expect(start == [.replace(path: "/clocks/running", value: "p1"),
+                          .replace(path: "/clocks/since", value: .string(RFC3339.formatMilliseconds(1_000_000)))])
+        #expect(clock.deadline == 1300)
+        let move = clock.follow(turnBefore: "p1", turnAfter: "p2", wasOver: false, isOver: false, mover: "p1", at: 1012.25)
+        #expect(move.first == .replace(path: "/clocks/p1", value: .int(300_000 - 12_250 + 5_000)))
+        #expect(clock.runningSeat == "p2")
+        #expect(clock.deadline == 1312.25)
+        #expect(clock.state["p1"] == 292_750)
+        #expect(clock.state["since"] == .string(RFC3339.formatMilliseconds(1_012_250)))
+    }
+
+    @Test func aCommandThatKeepsTheTurnChangesNoClock() {
+        var clock = TurnClock(option: option, seats: ["p1", "p2"], at: 0)
+        _ = clock.follow(turnBefore: nil, turnAfter: "p1", wasOver: false, isOver: false, mover: "server", at: 0)
+        #expect(clock.follow(turnBefore: "p1", turnAfter: "p1", wasOver: false, isOver: false, mover: "p1", at: 3).isEmpty)
+        #expect(clock.deadline == 300)
+    }
+
+    @Test func runningOutLeavesZeroWithNoIncrementAndStopsTheClock() {
+        var clock = TurnClock(option: option, seats: ["p1", "p2"], at: 0)
+        _ = clock.follow(turnBefore: nil, turnAfter: "p1", wasOver: false, isOver: false, mover: "server", at: 0)
+        // The server notices a little late: the clock shows 0, never less, and gets no increment.
+        let ops = clock.follow(turnBefore: "p1", turnAfter: nil, wasOver: false, isOver: true, mover: "server", at: 300.04)
+        #expect(ops.first == .replace(path: "/clocks/p1", value: 0))
+        #expect(clock.running == nil && clock.deadline == nil)
+        #expect(clock.state["running"] == .null)
+    }
+
+    @Test func resumeGivesBackTheTimeAFailureTook() {
+        var clock = TurnClock(option: option, seats: ["p1", "p2"], at: 0)
+        _ = clock.follow(turnBefore: nil, turnAfter: "p1", wasOver: false, isOver: false, mover: "server", at: 0)
+        _ = clock.follow(turnBefore: "p1", turnAfter: "p2", wasOver: false, isOver: false, mover: "p1", at: 10)
+        // p2 thinks from 10 s; the node dies; the game is loaded again at 500 s.
+        #expect(clock.resume(at: 500) == [.replace(path: "/clocks/since", value: .string(RFC3339.formatMilliseconds(500_000)))])
+        #expect(clock.deadline == 800)
+        #expect(clock.state["p2"] == 300_000)
+    }
+
+    @Test func aNewGameAfterTheEndStartsEveryClockAgain() {
+        var clock = TurnClock(option: option, seats: ["p1", "p2"], at: 0)
+        _ = clock.follow(turnBefore: nil, turnAfter: "p1", wasOver: false, isOver: false, mover: "server", at: 0)
+        _ = clock.follow(turnBefore: "p1", turnAfter: nil, wasOver: false, isOver: true, mover: "p1", at: 40)
+        let ops = clock.follow(turnBefore: nil, turnAfter: "p2", wasOver: true, isOver: false, mover: "p1", at: 50)
+        #expect(ops.count == 1)
+        #expect(clock.state["p1"] == 300_000 && clock.state["p2"] == 300_000 && clock.state["running"] == "p2")
+    }
+
+    @Test func millisecondsAreWrittenWithThreeDigits() {
+        #expect(RFC3339.formatMilliseconds(1_800_000_000_007) == "2027-01-15T08:00:00.007Z")
+        #expect(RFC3339.formatMilliseconds(1_800_000_000_250) == "2027-01-15T08:00:00.250Z")
+    }
+}
+
+/// The hub runs the clocks and bots of section 17 and 18 from one heap of deadlines and one wake.
+@Suite struct ClockAndBotHubTests {
+    private func create(_ h: HubHarness, _ options: String) -> [JSON] {
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"four","options":\#(options)}"#)
+        return h.take(1)
+    }
+
+    @Test func aClockThatRunsOutEndsTheGameAtItsDeadlineWithNobodyConnected() throws {
+        let h = HubHarness()
+        let created = create(h, #"{"clock":{"initial":10,"increment":0}}"#)
+        let game = try #require(created.first?["game"]?.stringValue)
+        let token = try #require(created.first?["token"]?.stringValue)
+        h.open(2)
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        let started = h.now
+        #expect(h.wakes.last == started + 10)
+        h.close(1)
+        h.close(2)
+        h.now = started + 9.9
+        h.due()
+        h.tick()
+        #expect(h.hub.liveGameCount == 1, "a running clock keeps its game live")
+        h.now = started + 10
+        h.due()
+        h.open(3)
+        h.send(3, #"{"type":"watch","game":"\#(game)","since":1}"#)
+        let watched = h.take(3)
+        let timeout = try #require(watched.first { $0["type"] == "diff" })
+        #expect(timeout["cause"] == .object(["type": "timeout", "seat": "p1"]))
+        // A catch-up carries diffs, not events: the diff itself says who won and that p1's clock is spent.
+        let ops = timeout["ops"]?.arrayValue ?? []
+        #expect(ops.contains(.object(["op": "replace", "path": "/winner", "value": "p2"])))
+        #expect(ops.contains(.object(["op": "replace", "path": "/clocks/p1", "value": 0])))
+    }
+
+    @Test func aBotMovesAtItsPaceOffTheServiceThreadAndItsCauseSaysSo() throws {
+        let h = HubHarness()
+        h.autoSolve = false
+        let created = create(h, #"{"bots":{"p2":1},"first":"p2"}"#)
+        #expect(created.map { $0["type"]?.stringValue ?? "" } == ["created", "joined", "snapshot", "diff", "event"])
+        #expect(created[1]["bots"] == .object(["p2": 1]))
+        #expect(h.pendingSolves.isEmpty, "the bot waits for its pace")
+        h.now += 0.3
+        h.due()
+        guard case .bot(_, _, let seat, let level, _)? = h.pendingSolves.first else {
+            Issue.record("no bot job: \(h.pendingSolves)")
+            return
+        }
+        #expect(seat == "p2" && level == 1)
+        h.finishSolves()
+        let moved = try #require(h.take(1).first { $0["type"] == "diff" })
+        #expect(moved["cause"]?["by"] == "p2" && moved["cause"]?["bot"] == true)
+    }
+
+    @Test func botsAndClocksAreCheckedAtCreate() {
+        let h = HubHarness()
+        h.open(1)
+        for (kind, options, code) in [("four", #"{"bots":{"p1":1}}"#, "bad-request"), ("four", #"{"bots":{"p2":4}}"#, "bad-request"),
+                                      ("four", #"{"bots":{"p3":1}}"#, "bad-request"), ("klondike", #"{"bots":{"p2":1}}"#, "bad-request"),
+                                      ("klondike", #"{"clock":"60+0"}"#, "bad-request"), ("race", #"{"bots":{"p2":1}}"#, "illegal-move")] {
+            h.send(1, #"{"type":"create","kind":"\#(kind)","options":\#(options)}"#)
+            #expect(h.take(1).first?["code"] == .string(code), "\(kind) \(options)")
+        }
+    }
+}
