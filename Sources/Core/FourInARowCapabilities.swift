@@ -3,6 +3,7 @@
 
 extension FourInARow {
     public static var takesTurns: Bool { true }
+    static let hintBudget = 300_000
 
     public func timeout(of seat: String) -> ReadCommand<Command>? {
         Self.readServerCommand("timeout", .object(["seat": .string(seat)]))
@@ -30,7 +31,9 @@ extension FourInARow {
 
     public func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] {
         guard case .search(let key) = hintPlan(for: HintContext(viewer: viewer, isPlayer: false)) else { return [] }
-        guard let mover, let column = FourSearch.bestColumn(FourPosition(columns: columns, toMove: mover), nodeBudget: budget) else {
+        // A hint needs a good column, not a proof: a fifth of the server's budget answers at once.
+        let position = FourPosition(columns: columns, toMove: mover ?? 0)
+        guard mover != nil, let column = FourSearch.bestColumn(position, nodeBudget: min(budget, Self.hintBudget)) else {
             return [(key, Hint(from: nil, to: nil))]
         }
         return [(key, Hint(from: nil, to: "/columns/\(column)"))]

@@ -17,6 +17,16 @@ RECT_ID = re.compile(r"[a-z0-9]{3}-[a-z0-9]{3}-[a-z0-9]{3}")
 KLONDIKE_KEYS = {"draw", "stock", "waste", "foundations", "tableau", "moves", "score", "status"}
 
 
+NOW = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+def without_now(joined: dict) -> dict:
+    """`joined` without `now` (section 17: every joined carries the server's time, with milliseconds)."""
+    assert NOW.match(joined.get("now", "")), joined
+    return {k: v for k, v in joined.items() if k != "now"}
+
+
+
 def keys_anywhere(value) -> set[str]:
     if isinstance(value, dict):
         return set(value) | set().union(*(keys_anywhere(v) for v in value.values()))
@@ -32,7 +42,7 @@ def assert_created_reply(reply, kind: str) -> tuple[str, str]:
     created, joined, snapshot = reply.one("created"), reply.one("joined"), reply.one("snapshot")
     assert GAME_ID.fullmatch(created["game"]), created
     assert TOKEN.fullmatch(created["token"]), f"token too short/odd for 128 bits: {created['token']!r}"
-    assert joined == {"type": "joined", "game": created["game"], "kind": kind, "role": "player",
+    assert without_now(joined) == {"type": "joined", "game": created["game"], "kind": kind, "role": "player",
                       "seq": 0, "you": "p1"}
     assert snapshot["type"] == "snapshot" and snapshot["game"] == created["game"]
     assert snapshot["kind"] == kind and snapshot["seq"] == 0
@@ -61,14 +71,14 @@ def test_query_auto_join_as_spectator_and_as_player(server):
 
         watcher = await Client.connect(server.ws(f"/ws?watch={urllib.parse.quote(game)}"), "watcher")
         joined = await watcher.expect_type("joined")
-        assert joined == {"type": "joined", "game": game, "kind": "klondike", "role": "spectator", "seq": 1}
+        assert without_now(joined) == {"type": "joined", "game": game, "kind": "klondike", "role": "spectator", "seq": 1}
         snapshot = await watcher.expect_type("snapshot")
         assert snapshot["seq"] == 1
 
         query = urllib.parse.urlencode({"game": game, "token": token})
         second = await Client.connect(server.ws(f"/ws?{query}"), "p2")
         joined = await second.expect_type("joined")
-        assert joined == {"type": "joined", "game": game, "kind": "klondike", "role": "player", "seq": 1, "you": "p2"}
+        assert without_now(joined) == {"type": "joined", "game": game, "kind": "klondike", "role": "player", "seq": 1, "you": "p2"}
         await second.expect_type("snapshot", seq=1)
         reply = await second.move({"type": "tap", "target": "/stock"})
         assert reply.one("diff")["cause"] == {"type": "tap", "target": "/stock", "by": "p2"}
@@ -226,7 +236,7 @@ def test_join_with_token_wrong_token_and_unknown_game(server):
         reply = await second.join(game, token)
         assert reply.ok and reply.ack["seq"] == 0
         assert [t for t in reply.types() if t != "presence"] == ["joined", "snapshot", "ack"]
-        assert reply.one("joined") == {"type": "joined", "game": game, "kind": "klondike", "role": "player",
+        assert without_now(reply.one("joined")) == {"type": "joined", "game": game, "kind": "klondike", "role": "player",
                                        "seq": 0, "you": "p2"}
         assert "token" not in json.dumps(reply)
 

@@ -159,3 +159,58 @@ def test_chat_and_the_delay_on_another_cluster_node(start_server, tmp_path, redi
         await fan.close()
 
     run(scenario(), timeout=40)
+
+
+def test_a_replay_from_since_0_shows_each_chat_line_after_the_diff_it_followed(server):
+    """Section 15: "replay shows them in order with the diffs". A spectator reads both rooms
+    (the players' and its own), so a fresh spectator's `since: 0` gets every diff and, after
+    the diff at whose seq each line was said, that line; players never read the spectators' room
+    while the game is played."""
+    async def scenario():
+        player = await Client.connect(server.ws(), "player")
+        created = await player.create("klondike", seed=5)
+        game = created.one("created")["game"]
+        dealt = created.one("snapshot")["state"]
+        fan = await Client.connect(server.ws(), "fan")
+        assert (await fan.watch(game)).ok
+        said = {}
+
+        async def say(client, text):
+            reply = await client.request({"type": "say", "text": text})
+            assert reply.ok, reply
+            said[text] = reply.one("chat")
+
+        # move, "a", move, the spectator's "c", move, "b", move
+        await player.move({"type": "tap", "target": "/stock"})
+        await say(player, "a")
+        await player.move({"type": "tap", "target": "/stock"})
+        await say(fan, "c")
+        await player.move({"type": "tap", "target": "/stock"})
+        await say(player, "b")
+        await player.move({"type": "tap", "target": "/stock"})
+        assert [d["seq"] for d in player.diffs] == [1, 2, 3, 4]
+        assert said["a"]["room"] == said["b"]["room"] == "players" and said["a"]["by"] == "p1"
+        assert said["c"]["room"] == "spectators" and said["c"]["by"] == "s1"
+
+        late = await Client.connect(server.ws(), "late")
+        late.prime(game, dealt)  # it holds the state at seq 0: `since: 0` sends the diffs only
+        reply = await late.watch(game, since=0)
+        assert reply.ok, reply
+        shown = [m for m in reply if m.get("type") != "presence"]
+        order = [m["type"] if m["type"] != "chat" else m["text"] for m in shown]
+        assert order == ["joined", "diff", "a", "diff", "c", "diff", "b", "diff", "ack"], order
+        assert "snapshot" not in reply.types()
+        assert [d["seq"] for d in reply.of("diff")] == [1, 2, 3, 4]
+        assert [d["ops"] for d in reply.of("diff")] == [d["ops"] for d in player.diffs]
+        assert [d["cause"] for d in reply.of("diff")] == [d["cause"] for d in player.diffs]
+        for line in reply.of("chat"):
+            first = said[line["text"]]
+            assert {k: line.get(k) for k in ("game", "room", "by", "text", "at", "n")} == \
+                {k: first.get(k) for k in ("game", "room", "by", "text", "at", "n")}, (line, first)
+        assert late.problems == [] and late.state == player.state and late.seq == 4
+        # Players never read the spectators' room while the game is played.
+        assert [m["text"] for m in player.received("chat")] == ["a", "b"]
+        for client in (player, fan, late):
+            await client.close()
+
+    run(scenario(), timeout=30)

@@ -149,8 +149,11 @@ final class Admission {
         if token != nil && !room.seats.isEmpty {
             // A game with seats seats each player in one of its own; a dropped player takes theirs back by name.
             guard let free = room.members.freeSeat(asked: seat, by: id, seats: room.peopleSeats) else {
-                let why = seat.map { room.seats.contains($0) ? "seat \($0) is held by another connection" : "this game has no seat \($0)" }
-                    ?? "every seat of this game is held"
+                let why = seat.map { asked in
+                    !room.seats.contains(asked) ? "this game has no seat \(asked)"
+                        : room.bots.level(of: asked) != nil ? "seat \(asked) is played by a bot"
+                        : "seat \(asked) is held by another connection"
+                } ?? "every seat of this game is held"
                 replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, now: now, into: &effects)
                 return
             }

@@ -163,9 +163,12 @@ final class GameRoom {
     /// The game's seats (empty for a game any number of players share).
     var seats: [String] { game.seats }
     /// The seats bots play (section 18): held from the start, never free for a join.
-    var bots: BotSeats { (try? BotSeats.read(options, seats: seats, levels: game.botLevels)) ?? BotSeats() }
+    private(set) lazy var bots: BotSeats = (try? BotSeats.read(options, seats: seats, levels: game.botLevels)) ?? BotSeats()
     /// The seats a person may take.
-    var peopleSeats: [String] { let bots = bots.seats; return seats.filter { !bots.contains($0) } }
+    var peopleSeats: [String] {
+        let bots = self.bots.seats
+        return seats.filter { !bots.contains($0) }
+    }
 
     var everySeatTaken: Bool { members.everySeatTaken(of: peopleSeats) }
 
@@ -173,7 +176,7 @@ final class GameRoom {
     func joinedFrame(role: Role, seq: Int, now: Instant) -> OutFrame {
         let bots = self.bots
         return ServerMessage.joined(game: id, kind: kind, role: role, seq: seq, delay: Self.delay(of: options),
-                                    clock: options["clock"], bots: bots.isEmpty ? nil : bots.json, now: now.unixTime).frame
+                                    clock: options["clock"], bots: bots.isEmpty ? JSON?.none : bots.json, now: now.unixTime).frame
     }
 
     // MARK: Commands
