@@ -9,6 +9,8 @@
  * the server does.
  */
 import { el, svg, icon, toast, confirmDialog } from "./ui.js";
+import { ClockView, clockLabel } from "./clocks.js";
+import { botLevel, botTag, LEVELS } from "./bots.js";
 
 export const COLUMNS = 7;
 export const ROWS = 6;
@@ -85,25 +87,40 @@ export function endOf(state) {
 }
 
 /**
+ * How a sentence names a seat: "You" for this page's, "Computer" for a bot's
+ * (PROTOCOL section 18), else the seat ("p2").
+ * @param {string | null | undefined} seat
+ * @param {string | undefined} you
+ * @param {any} [bots] the seats bots play
+ * @param {boolean} [start] at the start of a sentence
+ */
+export function seatWord(seat, you, bots, start = true) {
+  if (seat && seat === you) return start ? "You" : "you";
+  if (botLevel(bots, seat)) return start ? "Computer" : "the computer";
+  return String(seat ?? "");
+}
+
+/**
  * The line that says whose turn it is (or how the game ended), for a page that
  * holds the seat `you` (undefined for a spectator).
  * @param {any} state
  * @param {string | undefined} you
+ * @param {any} [bots] the seats bots play
  */
-export function turnText(state, you) {
+export function turnText(state, you, bots) {
   if (!state) return "";
-  const who = (/** @type {string} */ seat) => (seat === you ? "You" : seat);
+  const who = (/** @type {string} */ seat, start = true) => seatWord(seat, you, bots, start);
   switch (state.status) {
     case "waiting":
       return you ? "Waiting for an opponent" : "Waiting for a second player";
     case "playing":
-      return state.turn === you ? "Your turn" : `${state.turn}'s turn`;
+      return state.turn === you ? "Your turn" : `${who(state.turn)}'s turn`;
     case "won": {
       const how = endOf(state);
       const loser = otherSeat(state.winner);
       if (how === "four") return `${who(state.winner)} won with four in a row`;
-      if (how === "time") return `${who(state.winner)} won: ${loser === you ? "you" : loser} ran out of time`;
-      return `${who(state.winner)} won: ${loser === you ? "you" : loser} resigned`;
+      if (how === "time") return `${who(state.winner)} won: ${who(loser, false)} ran out of time`;
+      return `${who(state.winner)} won: ${who(loser, false)} resigned`;
     }
     case "drawn":
       return "Drawn: the board is full";
@@ -119,6 +136,8 @@ export function turnText(state, you) {
  * @property {boolean} interactive a seated player: taps and drags drop discs
  * @property {(message: {[key: string]: any}) => Promise<any>} send
  * @property {() => (string | undefined)} you this page's seat
+ * @property {(() => number) | null} [now] the server's time (turn clocks count down from it); none in a replay
+ * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels
  */
 
 /** A disc element of a seat. @param {string} seat @param {string} [cls] */
@@ -153,7 +172,16 @@ export class FourView {
     this.off = [];
 
     this.turn = el("p.four-turn", { role: "status", "aria-live": "polite" });
-    this.legend = el("ul.four-seats", { "aria-label": "Seats" });
+    // A clock per seat (PROTOCOL section 17), next to its name, when the state has clocks.
+    this.clocks = new ClockView({ now: options.now ?? null, label: (seat) => seatWord(seat, this.you, this.bots) });
+    /** @type {Map<string, {item: HTMLElement, name: HTMLElement}>} the legend's seats */
+    this.seatItems = new Map();
+    this.legend = el("ul.four-seats", { "aria-label": "Seats" }, ...SEATS.map((seat) => {
+      const name = el("span.four-seat-name");
+      const item = el("li", { dataset: { seat } }, discNode(seat, ".chip"), name, this.clocks.element(seat));
+      this.seatItems.set(seat, { item, name });
+      return item;
+    }));
     this.inviteSlot = el("div.four-invite", { hidden: true });
     this.board = el("div.four-board", { role: "group", "aria-label": "Four in a row board: 7 columns" });
     this.lineSvg = svg("svg", { class: "four-line", "aria-hidden": "true" });
@@ -176,6 +204,11 @@ export class FourView {
   /** This page's seat, if it plays. */
   get you() {
     return this.options.interactive ? this.options.you() : undefined;
+  }
+
+  /** The seats bots play here, with their levels. @returns {{[seat: string]: number}} */
+  get bots() {
+    return this.options.bots?.() ?? {};
   }
 
   /** Whether a disc dropped now is this page's move. */
@@ -228,6 +261,7 @@ export class FourView {
     const fell = new Set(animate && prev ? addedDiscs(prev, state).map((d) => `${d.c},${d.r}`) : []);
     const line = new Set(Array.isArray(state.line) ? state.line.map((/** @type {number[]} */ p) => `${p[0]},${p[1]}`) : []);
     const motion = !reducedMotion();
+    const bots = this.bots;
     // The ghost goes first: it is no disc of the state (it comes back below, where it now lands).
     for (const ghost of this.board.querySelectorAll(".four-ghost")) ghost.remove();
     for (let c = 0; c < columns; c++) {
@@ -248,6 +282,9 @@ export class FourView {
         }
         cell.dataset.seat = seat;
         disc.classList.toggle("win", line.has(`${c},${r}`));
+        // A bot's discs are the computer's (PROTOCOL section 18).
+        if (botLevel(bots, seat)) disc.dataset.bot = String(botLevel(bots, seat));
+        else delete disc.dataset.bot;
         if (fell.has(`${c},${r}`) && motion) this.fall(disc, c, r);
       }
       const button = this.colButtons[c];
@@ -259,6 +296,9 @@ export class FourView {
     this.root.dataset.status = String(state.status);
     this.root.dataset.turn = state.turn ?? "";
     this.root.dataset.mine = String(this.myTurn);
+    this.root.dataset.clocks = String(!!state.clocks);
+    this.clocks.setClocks(state.clocks, endOf(state) === "time" ? otherSeat(state.winner) : null);
+    this.legend.dataset.running = state.clocks?.running ?? "";
     if (!this.myTurn) this.setHover(null);
     else if (this.hover !== null) this.setHover(this.hover);
     this.paintHead();
@@ -268,7 +308,9 @@ export class FourView {
 
   /** What a screen reader says of a column. @param {number} c @param {string[]} discs @param {number} rows */
   columnLabel(c, discs, rows) {
-    const what = discs.length ? `${discs.length} of ${rows}: ${discs.map((d) => `${d} ${LOOKS[d]?.color ?? ""}`.trim()).join(", ")} from the bottom` : "empty";
+    const bots = this.bots;
+    const name = (/** @type {string} */ d) => `${d} ${LOOKS[d]?.color ?? ""}`.trim() + (botLevel(bots, d) ? " (computer)" : "");
+    const what = discs.length ? `${discs.length} of ${rows}: ${discs.map(name).join(", ")} from the bottom` : "empty";
     return `Column ${c + 1}, ${what}${discs.length >= rows ? ", full" : ""}`;
   }
 
@@ -289,14 +331,26 @@ export class FourView {
   paintHead() {
     const s = this.state;
     const you = this.you;
-    const text = turnText(s, you);
+    const bots = this.bots;
+    const text = turnText(s, you, bots);
     const chipSeat = s.status === "playing" ? s.turn : s.status === "won" ? s.winner : null;
     this.turn.replaceChildren(chipSeat ? discNode(chipSeat, ".chip") : "", el("span.four-turn-text", {}, text));
     this.turn.dataset.mine = String(this.myTurn);
-    this.legend.replaceChildren(...SEATS.map((seat) => el("li", {
-      dataset: { seat },
-      class: s.turn === seat && s.status === "playing" ? "to-move" : undefined,
-    }, discNode(seat, ".chip"), el("span", {}, seat === you ? `${seat} (you)` : seat))));
+    this.turn.dataset.bot = String(s.status === "playing" && !!botLevel(bots, s.turn));
+    for (const [seat, { item, name }] of this.seatItems) {
+      item.classList.toggle("to-move", s.turn === seat && s.status === "playing");
+      const level = botLevel(bots, seat);
+      const key = level ? `bot:${level}` : seat === you ? "you" : "seat";
+      if (item.dataset.who !== key) {
+        item.dataset.who = key;
+        if (level) item.dataset.bot = String(level);
+        else delete item.dataset.bot;
+        // Where room is short (a phone, with clocks) the page's style shows "You" for "p1 (you)".
+        name.replaceChildren(level ? botTag(level) : seat === you
+          ? el("span.seat-you", {}, el("span.you-long", {}, `${seat} (you)`), el("span.you-short", { "aria-hidden": "true" }, "You"))
+          : seat);
+      }
+    }
     const inviting = s.status === "waiting" && !!you && !!this.invite;
     this.inviteSlot.hidden = !inviting;
     if (inviting && !this.inviteSlot.childElementCount) {
@@ -502,6 +556,7 @@ export class FourView {
 
   destroy() {
     this.endGesture();
+    this.clocks.destroy();
     this.resizeObserver.disconnect();
     for (const off of this.off) off();
     clearTimeout(this.hintTimer);
@@ -533,6 +588,11 @@ export class FourPlay {
     return this.shell.session.state;
   }
 
+  /** The seats bots play in this game. */
+  get bots() {
+    return this.shell.session.bots ?? {};
+  }
+
   get over() {
     const s = this.state;
     return !!s && (s.status === "won" || s.status === "drawn");
@@ -559,7 +619,10 @@ export class FourPlay {
     if (this.newButton) this.newButton.hidden = !this.over;
     if (this.hintButton) this.hintButton.disabled = !playing;
     const label = { waiting: "Waiting", playing: "Playing", won: "Won", drawn: "Drawn" }[String(st.status)] ?? String(st.status);
-    return [this.shell.stat("Moves", st.moves ?? 0, "moves"), el(`span.badge.status.${st.status}`, {}, label)];
+    const clock = clockLabel(this.shell.session.clockOption);
+    return [this.shell.stat("Moves", st.moves ?? 0, "moves"),
+      ...(clock ? [this.shell.stat("Clock", clock, "clock-option")] : []),
+      el(`span.badge.status.${st.status}`, {}, label)];
   }
 
   /** @param {import("./session.js").StateChange} change */
@@ -578,14 +641,16 @@ export class FourPlay {
     const you = this.shell.isPlayer ? this.shell.session.you : undefined;
     if (e.event === "start") {
       const first = this.state?.turn;
-      toast(you ? `Your opponent is here: ${first === you ? "you start" : `${first} starts`}!` : "Both seats are taken: the game is on");
+      const bot = botLevel(this.bots, you ? otherSeat(you) : null);
+      if (bot) toast(`You play the computer (${LEVELS[bot]?.toLowerCase() ?? `level ${bot}`}): ${first === you ? "you start" : "it starts"}`);
+      else toast(you ? `Your opponent is here: ${first === you ? "you start" : `${first} starts`}!` : "Both seats are taken: the game is on");
     } else if (e.event === "won" || e.event === "drawn") {
       this.showEnd(e);
     } else if (e.event === "reset") {
       this.shell.hideWon();
       this.board.clearHint();
       const first = this.state?.turn;
-      toast(`A new game: ${first === you ? "you start" : `${first} starts`}`);
+      toast(`A new game: ${first === you ? "you start" : `${seatWord(first, you, this.bots, false)} starts`}`);
     }
   }
 
@@ -596,12 +661,13 @@ export class FourPlay {
     const drawn = info.event === "drawn";
     const winner = drawn ? null : String(info.by ?? this.state?.winner ?? "");
     const loser = winner ? otherSeat(winner) : null;
-    const title = drawn ? "It\u2019s a draw" : you ? (winner === you ? "You won!" : "You lost") : `${winner} wins!`;
-    const who = (/** @type {string | null} */ seat) => (seat === you ? "You" : seat);
+    const bots = this.bots;
+    const title = drawn ? "It\u2019s a draw" : you ? (winner === you ? "You won!" : "You lost") : `${seatWord(winner, you, bots)} wins!`;
+    const who = (/** @type {string | null} */ seat, start = true) => seatWord(seat, you, bots, start);
     const why = drawn ? "The board is full"
       : info.reason === "resign" ? `${who(loser)} resigned`
       : info.reason === "time" ? `${who(loser)} ran out of time`
-      : `Four in a row for ${winner === you ? "you" : winner}`;
+      : `Four in a row for ${who(winner, false)}`;
     const actions = [];
     if (s.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => s.newDeal(false) }, "New game"));
     actions.push(s.replayButton());
@@ -609,6 +675,7 @@ export class FourPlay {
     const art = el("div.four-end-art", { "aria-hidden": "true" }, ...(winner ? [discNode(winner, ".chip")] : SEATS.map((seat) => discNode(seat, ".chip"))));
     s.showOverlay("four-end", title, [el("p.won-sub.four-why", {}, why), s.figures({ moves: info.moves, seconds: info.seconds })], actions, art);
     s.overlay.dataset.result = drawn ? "drawn" : you ? (winner === you ? "won" : "lost") : "won";
+    s.overlay.dataset.reason = drawn ? "drawn" : String(info.reason ?? "");
   }
 
   async resign() {
@@ -654,7 +721,7 @@ export class FourPlay {
 /** A diff's cause, for the replay's caption. @param {any} cause */
 function describe(cause) {
   if (!cause || typeof cause !== "object") return null;
-  const by = cause.by ? String(cause.by) : "";
+  const by = cause.bot ? `Computer (${cause.by})` : cause.by ? String(cause.by) : "";
   switch (cause.type) {
     case "tap":
     case "double-tap": {
@@ -667,6 +734,8 @@ function describe(cause) {
       return "A new game";
     case "timeout":
       return `${cause.seat ?? ""} ran out of time`;
+    case "resume":
+      return "The clock goes on after a restart";
     case "join":
       return `${by} sits down`;
     case "start":
@@ -701,6 +770,65 @@ function fourTile(lobby) {
     el("span.tile-controls", {}, first, button));
 }
 
+/** The clocks a game against the computer may have: minutes + seconds a move (PROTOCOL section 17). */
+export const BOT_CLOCKS = [
+  { value: "none", label: "No clock", clock: null },
+  { value: "1+0", label: "1 min", clock: { initial: 60, increment: 0 } },
+  { value: "3+2", label: "3 min + 2 s", clock: { initial: 180, increment: 2 } },
+  { value: "5+5", label: "5 min + 5 s", clock: { initial: 300, increment: 5 } },
+  { value: "10+0", label: "10 min", clock: { initial: 600, increment: 0 } },
+];
+
+/**
+ * The create options of a game against the computer: the person is always p1
+ * (a bot never is), the computer p2 at `level`; "the computer starts" is `first` p2.
+ * @param {number} level 1 to 3
+ * @param {"you" | "computer"} starts
+ * @param {string} clock a value of BOT_CLOCKS
+ */
+export function botGameOptions(level, starts, clock) {
+  /** @type {any} */
+  const options = { bots: { p2: level }, first: starts === "computer" ? "p2" : "p1" };
+  const c = BOT_CLOCKS.find((k) => k.value === clock)?.clock;
+  if (c) options.clock = { ...c };
+  return options;
+}
+
+/**
+ * The lobby's tile for a game against the computer: its level, who starts, the clock, then Play.
+ * @param {import("./games.js").LobbyContext} lobby
+ */
+function fourBotTile(lobby) {
+  const choices = lobby.choices;
+  choices.fourBotLevel ??= 1;
+  choices.fourBotStarts ??= "you";
+  choices.fourBotClock ??= "none";
+  const select = (/** @type {string} */ id, /** @type {string} */ label, /** @type {[string, string][]} */ options, /** @type {string} */ value, /** @type {(v: string) => void} */ set) => {
+    const node = /** @type {HTMLSelectElement} */ (el(`select#${id}.${id}`, { "aria-label": label, title: label },
+      ...options.map(([v, text]) => el("option", { value: v, selected: v === value }, text))));
+    node.addEventListener("change", () => set(node.value));
+    return node;
+  };
+  const level = select("four-bot-level", "The computer's level", Object.entries(LEVELS).map(([n, name]) => [n, name]), String(choices.fourBotLevel),
+    (v) => { choices.fourBotLevel = Number(v); });
+  const starts = select("four-bot-first", "Who moves first", [["you", "You start"], ["computer", "Computer starts"]], choices.fourBotStarts,
+    (v) => { choices.fourBotStarts = v; });
+  const clock = select("four-bot-clock", "Clock: minutes, plus seconds a move", BOT_CLOCKS.map((k) => [k.value, k.label]), choices.fourBotClock,
+    (v) => { choices.fourBotClock = v; });
+  const button = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-four-bot", { type: "submit", "aria-label": "Play four in a row against the computer" }, "Play"));
+  return el("form.create-tile.tile-four-bot.tile-computer", {
+    dataset: { create: "four-bot" },
+    "aria-label": "Four in a row against the computer",
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      lobby.start(button, "four", lobby.withDelay(botGameOptions(choices.fourBotLevel, choices.fourBotStarts, choices.fourBotClock)));
+    },
+  },
+    el("span.tile-art", { "aria-hidden": "true" }, icon("four"), el("span.tile-art-bot", {}, icon("bot"))),
+    el("span.tile-text", {}, el("strong", {}, "Four in a row"), el("span", {}, "You against the computer, with a clock if you like")),
+    el("span.tile-controls", {}, level, starts, clock, button));
+}
+
 /** @type {import("./games.js").GameKind} */
 export const fourGame = {
   kind: "four",
@@ -711,9 +839,12 @@ export const fourGame = {
   seatCount: 2,
   playersReadSpectatorsAfter: true,
   title: () => ({ name: "Four in a row" }),
-  board: (host, options) => new FourView(host, { interactive: options.interactive, send: options.send, you: options.you }),
+  board: (host, options) => new FourView(host, {
+    interactive: options.interactive, send: options.send, you: options.you, now: options.now ?? null, bots: options.bots,
+  }),
   play: (shell, board) => new FourPlay(shell, board),
   replayStart: "An empty board",
   describe,
   tiles: (lobby) => [fourTile(lobby)],
+  computerTiles: (lobby) => [fourBotTile(lobby)],
 };

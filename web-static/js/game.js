@@ -176,7 +176,10 @@ export class GameView {
       return;
     }
     const send = (/** @type {any} */ message) => this.command(message);
-    this.board = this.gameKind.board(this.boardHost, { interactive: this.isPlayer, send, you: () => this.session.you });
+    this.board = this.gameKind.board(this.boardHost, {
+      interactive: this.isPlayer, send, you: () => this.session.you,
+      now: () => this.session.shownNow(), bots: () => this.session.bots,
+    });
     this.play = this.gameKind.play(this, this.board);
     if (this.session.state) this.board.setState(this.session.state, false);
     this.buildTools();

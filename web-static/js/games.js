@@ -28,6 +28,8 @@
  * @property {(cause: any) => (string | null)} [describe] the replay's caption for a
  *   diff's cause (null: the generic one)
  * @property {(lobby: LobbyContext) => HTMLElement[]} [tiles] the lobby's tiles that create one
+ * @property {(lobby: LobbyContext) => HTMLElement[]} [computerTiles] the lobby's tiles that start one against
+ *   bots (PROTOCOL section 18), shown together under "Play the computer"
  * @property {(game: any) => string} [lobbyLabel] how a lobby row names a game (else `name`)
  *
  * @typedef {object} BoardOptions
@@ -35,6 +37,9 @@
  * @property {(message: {[key: string]: any}) => Promise<any>} send a game command
  * @property {() => (string | undefined)} you this connection's player id (seat)
  * @property {boolean} [replay] drawn by the replay
+ * @property {() => number} [now] the server's time in ms (PROTOCOL section 17): turn clocks count down
+ *   from it; left out (a replay), clocks show what each state stored
+ * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels (PROTOCOL section 18)
  *
  * @typedef {object} Board
  * @property {(state: any, animate: boolean) => void} setState

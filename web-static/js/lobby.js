@@ -7,6 +7,8 @@ import { el, icon, timeAgo, plural, toast } from "./ui.js";
 import { knownTokens, routeHash, routeFromText } from "./routes.js";
 import { delayOf, formatDelay } from "./chat.js";
 import { GAMES, gameKind } from "./games.js";
+import { botsOf, botsSummary } from "./bots.js";
+import { clockLabel } from "./clocks.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
 
@@ -21,6 +23,18 @@ const STATUS = {
   finished: { label: "Finished", cls: "won" },
   drawn: { label: "Drawn", cls: "won" },
 };
+
+/**
+ * The seats held in a game with seats: the players connected, plus the seats bots
+ * play (they count as held, PROTOCOL section 18, and are no connection).
+ * @param {any} g a lobby object
+ */
+export function seatedCount(g) {
+  const players = Number(g.players) || 0;
+  const bots = Object.keys(botsOf(g.bots)).length;
+  const seats = Number(g.seats);
+  return Number.isFinite(seats) && seats > 0 ? Math.min(seats, players + bots) : players + bots;
+}
 
 export class LobbyView {
   /**
@@ -48,6 +62,7 @@ export class LobbyView {
           el("span.tile-text", {}, el("strong", {}, label), el("span", {}, sub))),
     };
     const tiles = GAMES.flatMap((g) => g.tiles?.(lobby) ?? []);
+    const computerTiles = GAMES.flatMap((g) => g.computerTiles?.(lobby) ?? []);
     const winnable = /** @type {HTMLInputElement} */ (el("input#winnable-deals", { type: "checkbox" }));
     winnable.addEventListener("change", () => { this.choices.winnable = winnable.checked; });
     const winnableChoice = el("label.winnable-choice", { for: "winnable-deals" }, winnable,
@@ -69,6 +84,9 @@ export class LobbyView {
     this.root = el("section.lobby", { "aria-labelledby": "lobby-title" },
       el("h1#lobby-title.visually-hidden", {}, "Lobby"),
       el("div.create-row", {}, ...tiles),
+      computerTiles.length ? el("section.computer-games", { "aria-labelledby": "computer-title" },
+        el("h2#computer-title.section-title", {}, icon("bot"), "Play the computer"),
+        el("div.create-row.computer-row", {}, ...computerTiles)) : null,
       el("div.create-options", {}, winnableChoice, delayChoice),
       el("div.list-head", {}, el("h2", {}, "Live games"), openForm),
       this.list);
@@ -136,9 +154,11 @@ export class LobbyView {
           el("div.row-title", {}, el("strong.row-kind", {}, kind), el("code.game-id", {}, g.game),
             el(`span.badge.${status.cls}`, {}, status.label)),
           el("div.row-meta", {},
-            el("span.players", {}, seated ? `${g.players ?? 0} of ${g.seats ?? game?.seatCount ?? "?"} seated` : plural(g.players ?? 0, "player")),
+            el("span.players", {}, seated ? `${seatedCount(g)} of ${g.seats ?? game?.seatCount ?? "?"} seated` : plural(g.players ?? 0, "player")),
             el("span.spectators", {}, `${g.spectators ?? 0} watching`),
             el("span.moves", {}, plural(g.seq ?? 0, "move")),
+            Object.keys(botsOf(g.bots)).length ? el("span.bots", { title: "Seats the computer plays" }, icon("bot"), botsSummary(g.bots)) : null,
+            clockLabel(g.clock) ? el("span.clock-option", { title: "Turn clock: minutes, plus seconds a move" }, icon("clock"), clockLabel(g.clock)) : null,
             delayOf(g) ? el("span.delay", { title: "Spectators see this game this much later than its players" }, `${formatDelay(delayOf(g))} delay`) : null,
             el("span.updated", {}, timeAgo(g.updated)))),
         el("div.row-actions", {},

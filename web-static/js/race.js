@@ -11,6 +11,7 @@
 import { KlondikeView } from "./klondike.js";
 import { TablePlay } from "./tableplay.js";
 import { el, icon, playerColor, plural, toast, formatDuration } from "./ui.js";
+import { botLevel, botTag, LEVELS } from "./bots.js";
 
 // ---- the race as data ---------------------------------------------------
 
@@ -35,6 +36,11 @@ export function ordinal(n) {
 /** How a seat is called on the page: "P2". @param {string} seat */
 export function seatName(seat) {
   return seat.toUpperCase();
+}
+
+/** A seat's name, saying when the computer plays it (PROTOCOL section 18): "P2 (computer)". @param {string} seat @param {any} bots */
+export function playerName(seat, bots) {
+  return botLevel(bots, seat) ? `${seatName(seat)} (computer)` : seatName(seat);
 }
 
 /** Cards on a table's foundations, 0 to 52. @param {any} table */
@@ -83,6 +89,7 @@ export function waitingText(seats, players) {
  * @property {boolean} interactive a seated player: gestures on their own table
  * @property {(message: {[key: string]: any}) => Promise<any>} send a game command
  * @property {() => (string | undefined)} you this connection's seat
+ * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels
  */
 
 /**
@@ -124,6 +131,11 @@ export class RaceView {
   get own() {
     const you = this.options.interactive ? this.options.you() : undefined;
     return you && this.state?.tables?.[you] ? you : undefined;
+  }
+
+  /** The seats bots play, with their levels. @returns {{[seat: string]: number}} */
+  get bots() {
+    return this.options.bots?.() ?? {};
   }
 
   /** The view of the table played here (hints show on it). */
@@ -222,15 +234,19 @@ export class RaceView {
     const table = this.state.tables[seat];
     const place = (this.state.finished || []).indexOf(seat);
     const mine = seat === this.own;
+    const level = botLevel(this.bots, seat);
     const parts = [
       el("span.seat-chip", { "aria-hidden": "true" }),
       el("strong.seat-name", {}, mine ? `You \u00b7 ${seatName(seat)}` : seatName(seat)),
+      level ? botTag(level) : null,
       place >= 0 ? el("span.badge.place", { dataset: { place: String(place + 1) } }, ordinal(place + 1)) : null,
       el("span.seat-home", { title: "Cards on the foundations" }, `${homeCount(table)}/52`),
       el("span.seat-moves", {}, plural(table?.moves ?? 0, "move")),
     ];
     t.caption.replaceChildren(...parts.filter((n) => n !== null));
     t.figure.classList.toggle("done", place >= 0);
+    if (level) t.figure.dataset.bot = String(level);
+    else delete t.figure.dataset.bot;
   }
 
   paintBanner() {
@@ -261,7 +277,7 @@ export class RaceView {
       el("div.banner-text", {},
         el("strong", {}, s.status === "finished" ? "Race finished" : "Podium"),
         el("ol.race-places", {}, ...places.map((p) => el("li", { dataset: { seat: p.seat, place: String(p.place) } },
-          el("span.place", {}, ordinal(p.place)), " ", p.seat === this.own ? `You (${seatName(p.seat)})` : seatName(p.seat)))),
+          el("span.place", {}, ordinal(p.place)), " ", p.seat === this.own ? `You (${seatName(p.seat)})` : playerName(p.seat, this.bots)))),
         left > 0 ? el("span.still-playing", {}, `${left} still playing`) : null));
   }
 
@@ -353,13 +369,14 @@ export class RacePlay extends TablePlay {
   event(e) {
     const shell = this.shell;
     if (e.event === "start") {
-      toast("Every seat is taken: the race is on!");
+      const bots = Object.keys(shell.session.bots ?? {}).length;
+      toast(bots ? `The race is on, with ${plural(bots, "computer player")}` : "Every seat is taken: the race is on!");
     } else if (e.event === "won") {
       this.race.addWin(e);
       // The finishing diff came first: the state already says whether the race is over.
       if (shell.session.state?.status === "finished") this.showPodium();
       else if (shell.isPlayer && e.by === shell.session.you) this.showFinish(e);
-      else toast(`${seatName(String(e.by))} finished ${ordinal(Number(e.place))}`);
+      else toast(`${playerName(String(e.by), shell.session.bots)} finished ${ordinal(Number(e.place))}`);
     } else if (e.event === "reset") {
       this.race.clearWins();
       shell.hideWon();
@@ -393,7 +410,7 @@ export class RacePlay extends TablePlay {
       ].filter(Boolean).join(" \u00b7 ");
       return el("li", { dataset: { seat: p.seat, place: String(p.place) }, class: p.seat === you ? "you" : undefined },
         el("span.podium-place", {}, ordinal(p.place)),
-        el("span.podium-seat", {}, p.seat === you ? `You (${seatName(p.seat)})` : seatName(p.seat)),
+        el("span.podium-seat", {}, p.seat === you ? `You (${seatName(p.seat)})` : playerName(p.seat, shell.session.bots)),
         el("span.podium-figures", {}, figures));
     }));
     const actions = [];
@@ -440,6 +457,47 @@ function raceTile(lobby) {
     el("span.race-controls", {}, seats, draw, raceButton));
 }
 
+/**
+ * The create options of a race against the computer: the person in p1, bots at
+ * `level` in every other seat; bots need a deal the solver can win (PROTOCOL section 18).
+ * @param {number} seats 2 to 4
+ * @param {number} level 1 to 3
+ */
+export function botRaceOptions(seats, level) {
+  /** @type {{[seat: string]: number}} */
+  const bots = {};
+  for (let i = 2; i <= seats; i++) bots[`p${i}`] = level;
+  return { seats, winnable: true, bots };
+}
+
+/**
+ * The lobby's tile for a race against the computer: how many rivals, their level, then Start.
+ * @param {import("./games.js").LobbyContext} lobby
+ */
+function raceBotTile(lobby) {
+  const choices = lobby.choices;
+  choices.raceBotSeats ??= 2;
+  choices.raceBotLevel ??= 2;
+  const seats = /** @type {HTMLSelectElement} */ (el("select#race-bot-seats.race-bot-seats", { "aria-label": "Computer rivals", title: "Computer rivals" },
+    ...[2, 3, 4].map((n) => el("option", { value: String(n), selected: n === choices.raceBotSeats }, `${plural(n - 1, "rival")}`))));
+  seats.addEventListener("change", () => { choices.raceBotSeats = Number(seats.value); });
+  const level = /** @type {HTMLSelectElement} */ (el("select#race-bot-level.race-bot-level", { "aria-label": "The computer's level", title: "The computer's level" },
+    ...Object.entries(LEVELS).map(([n, name]) => el("option", { value: n, selected: Number(n) === choices.raceBotLevel }, name))));
+  level.addEventListener("change", () => { choices.raceBotLevel = Number(level.value); });
+  const button = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-race-bot", { type: "submit", "aria-label": "Race the computer" }, "Start"));
+  return el("form.create-tile.tile-race-bot.tile-computer", {
+    dataset: { create: "race-bot" },
+    "aria-label": "Race against the computer",
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      lobby.start(button, "race", lobby.withDelay(botRaceOptions(choices.raceBotSeats, choices.raceBotLevel)));
+    },
+  },
+    el("span.tile-art", { "aria-hidden": "true" }, icon("race"), el("span.tile-art-bot", {}, icon("bot"))),
+    el("span.tile-text", {}, el("strong", {}, "Race"), el("span", {}, "The same winnable deal against computer players")),
+    el("span.tile-controls", {}, seats, level, button));
+}
+
 /** @type {import("./games.js").GameKind} */
 export const raceGame = {
   kind: "race",
@@ -455,10 +513,11 @@ export const raceGame = {
     const draw = state.tables?.[seats[0]]?.draw;
     return { name: "Race", detail: ` \u00b7 ${plural(seats.length, "seat")}${draw ? ` \u00b7 Draw ${draw}` : ""}` };
   },
-  board: (host, options) => new RaceView(host, { interactive: options.interactive, send: options.send, you: options.you }),
+  board: (host, options) => new RaceView(host, { interactive: options.interactive, send: options.send, you: options.you, bots: options.bots }),
   play: (shell, board) => new RacePlay(shell, board),
   replayStart: "The deal",
   describe: (cause) => (cause?.type === "start" ? "The race starts" : null),
   tiles: (lobby) => [raceTile(lobby)],
+  computerTiles: (lobby) => [raceBotTile(lobby)],
   lobbyLabel: (g) => `Race \u00b7 ${plural(Number(g.seats) || 0, "seat")}`,
 };

@@ -11,6 +11,7 @@ import { el, icon } from "./ui.js";
 import { ChatPanel } from "./chatpanel.js";
 import { chatLine, mergeBacklog } from "./chat.js";
 import { routeHash } from "./routes.js";
+import { botsOf } from "./bots.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
 
@@ -48,6 +49,8 @@ export class ReplayView {
     this.chatLines = [];
     /** the seq of the last snapshot or diff received: a chat line that follows was said there */
     this.lastSeen = 0;
+    /** @type {{[seat: string]: number}} the seats bots play (from `joined`) */
+    this.bots = {};
     /** @type {import("./chat.js").ChatLine[] | null} the lines a `watch` with `since` repeats */
     this.chatBacklog = null;
 
@@ -116,6 +119,7 @@ export class ReplayView {
   handle(m) {
     if (this.closed || m.game !== this.game) return;
     if (m.type === "joined") {
+      this.bots = botsOf(m.bots);
       this.setKind(m.kind);
     } else if (m.type === "snapshot") {
       if (m.kind && !this.kind) this.setKind(m.kind);
@@ -178,7 +182,8 @@ export class ReplayView {
     this.buffered = [];
     this.loading = false;
     const send = () => Promise.reject(new Error("replay"));
-    this.board = game.board(this.boardHost, { interactive: false, send, you: () => undefined, replay: true });
+    // No `now`: a replay's clocks show what each state stored, and do not run.
+    this.board = game.board(this.boardHost, { interactive: false, send, you: () => undefined, bots: () => this.bots, replay: true });
     this.position = baseSeq;
     this.board.setState(this.timeline.stateAt(baseSeq), false);
     this.updateControls();

@@ -7,6 +7,8 @@
 import { applyPatch, PatchError } from "./patch.js";
 import { ChatLog, chatLine, delayOf } from "./chat.js";
 import { hasSeats } from "./games.js";
+import { ServerClock } from "./clocks.js";
+import { botsOf } from "./bots.js";
 
 /** How often a seated player asks again for a seat its own dropped connection still holds. */
 const SEAT_RETRIES = 30;
@@ -57,6 +59,12 @@ export class GameSession {
     this.you = undefined;
     /** @type {any} */
     this.state = null;
+    /** the server's time, corrected by the offset `joined`'s `now` gives (turn clocks, PROTOCOL section 17) */
+    this.serverClock = new ServerClock();
+    /** @type {{[seat: string]: number}} the seats bots play, with their levels (PROTOCOL section 18) */
+    this.bots = {};
+    /** @type {{initial: number, increment: number} | null} the game's turn clock, if it has one */
+    this.clockOption = null;
     /** @type {number | null} */
     this.seq = null;
     this.players = 0;
@@ -90,6 +98,15 @@ export class GameSession {
   /** @param {string} name @param {any} arg */
   emit(name, arg) {
     for (const listener of this.listeners[name]) listener(arg);
+  }
+
+  /**
+   * The server's time as of the state this page shows, in ms: a spectator of a
+   * delayed game (PROTOCOL section 15) is shown everything `delay` seconds late,
+   * so its clocks run that much behind the server's (section 17).
+   */
+  shownNow() {
+    return this.serverClock.now() - (this.role === "spectator" ? this.delay * 1000 : 0);
   }
 
   /**
@@ -171,6 +188,10 @@ export class GameSession {
         this.role = m.role;
         this.you = m.you;
         this.delay = delayOf(m);
+        // Every `joined` carries the server's time: clocks count down from it.
+        this.serverClock.sync(m.now);
+        this.bots = botsOf(m.bots);
+        this.clockOption = m.clock && typeof m.clock === "object" ? m.clock : null;
         if (m.you) this.chat.mine.add(m.you);
         // Our join's reply carries the last lines again (a game just created has none).
         if (this.resyncing) this.chat.begin();
