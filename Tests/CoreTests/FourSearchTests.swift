@@ -239,7 +239,7 @@ import Testing
         for seed in 0..<50 as Range<UInt64> {
             var rng = SplitMix64(seed: seed)
             let winner = Self.game(
-                { FourSearch.bestColumn($0, nodeBudget: 2_000)! },
+                { FourSearch.bestColumn($0, nodeBudget: 5_000)! },
                 { Self.pick(Self.playable($0), &rng) })
             #expect(winner == 0, "game \(seed)")
         }
@@ -248,9 +248,9 @@ import Testing
     @Test func itNeverLosesToTheLevelTwoBot() {
         for seed in 0..<20 as Range<UInt64> {
             var rng = SplitMix64(seed: 1000 + seed)
-            let first = Self.game({ FourSearch.bestColumn($0, nodeBudget: 5_000)! }, { Self.levelTwo($0, &rng) })
+            let first = Self.game({ FourSearch.bestColumn($0, nodeBudget: 10_000)! }, { Self.levelTwo($0, &rng) })
             #expect(first != 1, "game \(seed), level 3 first")
-            let second = Self.game({ Self.levelTwo($0, &rng) }, { FourSearch.bestColumn($0, nodeBudget: 5_000)! })
+            let second = Self.game({ Self.levelTwo($0, &rng) }, { FourSearch.bestColumn($0, nodeBudget: 10_000)! })
             #expect(second != 0, "game \(seed), level 3 second")
         }
     }
