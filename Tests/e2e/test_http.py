@@ -118,7 +118,8 @@ def test_api_games_lists_lobby_objects(server):
         assert isinstance(games, list)
         for entry in games:
             # `seats` for a game with seats (section 13), `delay` for a delayed one (section 15).
-            assert LOBBY_KEYS <= set(entry) <= LOBBY_KEYS | {"seats", "delay"}, entry
+            # `clock` and `bots` for games that have them (sections 17 and 18).
+            assert LOBBY_KEYS <= set(entry) <= LOBBY_KEYS | {"seats", "delay", "clock", "bots"}, entry
             assert ("seats" in entry) == (entry["kind"] in ("race", "four")), entry
             created = assert_utc_rfc3339(entry["created"])
             assert assert_utc_rfc3339(entry["updated"]) >= created

@@ -282,12 +282,17 @@ def raw_http(server, *requests: bytes, pieces: bool = False) -> bytes:
     """Sends the requests on one connection (byte by byte with `pieces`) and reads to its end."""
     with socket.create_connection((server.host, server.port), timeout=10) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        for request in requests:
-            if pieces:
-                for index in range(len(request)):
-                    sock.sendall(request[index:index + 1])
-            else:
-                sock.sendall(request)
+        try:
+            for request in requests:
+                if pieces:
+                    for index in range(len(request)):
+                        sock.sendall(request[index:index + 1])
+                else:
+                    sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):
+            # The server answered a request it refused from its request line, and closed, while the
+            # rest of its headers were still on their way: what it answered is read below.
+            pass
         answer = b""
         try:
             while chunk := sock.recv(65536):
