@@ -9,6 +9,14 @@
 //
 // Rates are per second of this thread's CPU time, the figure for one core; the
 // wall-clock rate is printed beside it, and is lower when the machine is busy.
+//
+// A second table replays the same scripts through the game interface, as the realtime
+// layer holds a game (`AnyGame`): an `any Game`, each command read from its JSON message by
+// the game type found in `GameCatalog.standard` (`G.read`), erased to `any Sendable &
+// Equatable`, and applied by opening the existential and casting the command back; every
+// view's diff encoded. Once with the commands read beforehand (the interface's own cost:
+// compare with the first table), once reading every message in the loop, as the server
+// does for each gesture it receives.
 import Core
 #if canImport(Glibc)
 import Glibc
@@ -171,6 +179,141 @@ func benchKlondike() -> Figures {
     }
 }
 
+// MARK: - Through the game interface
+
+/// A command erased as the realtime layer keeps it (`GameCommand`).
+struct ErasedCommand {
+    let base: any Sendable & Equatable
+}
+
+/// A game held as the realtime layer holds it (`AnyGame.apply`).
+struct HeldGame {
+    var base: any Game
+
+    mutating func apply(_ command: ErasedCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
+        func open<G: Game>(_ game: inout G) -> Result<GameOutcome, GameError> {
+            guard let typed = command.base as? G.Command else {
+                return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
+            }
+            return game.apply(typed, context: context)
+        }
+        return open(&base)
+    }
+}
+
+/// A gesture's message, as a client sends it (already parsed from its text).
+struct Message {
+    var type: String
+    var json: JSON
+}
+
+/// Reads a message as the server does (`GameCatalog.parse`): the kind's type from the catalog,
+/// the type checked against its `commandTypes`, the command read by the game and erased.
+func readErased(kind: String, _ message: Message) -> ErasedCommand {
+    guard let game = GameCatalog.standard.game(named: kind), game.commandTypes.contains(message.type) else {
+        fatalError("\(kind) does not read \(message.type)")
+    }
+    func open<G: Game>(_ game: G.Type) -> ErasedCommand {
+        do {
+            return ErasedCommand(base: try game.read(message.type, message.json).command)
+        } catch {
+            fatalError("\(kind) refused \(message.json.encoded): \(error)")
+        }
+    }
+    return open(game)
+}
+
+func klondikeMessage(_ command: KlondikeCommand) -> Message {
+    func pairs(_ type: String, _ rest: [(key: String, value: JSON)]) -> Message {
+        Message(type: type, json: .object([("type", .string(type))] + rest))
+    }
+    switch command {
+    case .tap(let target): return pairs("tap", [("target", .string(target.pointer))])
+    case .doubleTap(let target): return pairs("double-tap", [("target", .string(target.pointer))])
+    case .drag(let from, let to): return pairs("drag", [("from", .string(from.pointer)), ("to", .string(to.pointer))])
+    case .undo: return pairs("undo", [])
+    case .reset(let options):
+        var fields: [(key: String, value: JSON)] = []
+        if let draw = options.draw { fields.append(("draw", .int(draw))) }
+        switch options.deal {
+        case .seed(let seed)?: fields.append(("seed", .int(Int(seed))))
+        case .deck(let cards)?: fields.append(("deck", .string(cards.map(\.name).joined())))
+        case nil: break
+        }
+        return pairs("reset", fields.isEmpty ? [] : [("options", .object(fields))])
+    }
+}
+
+func planeMessage(_ command: PlaneCommand) -> Message {
+    func point(_ p: PlanePoint) -> [(key: String, value: JSON)] { [("x", .double(p.x)), ("y", .double(p.y))] }
+    func pairs(_ type: String, _ rest: [(key: String, value: JSON)]) -> Message {
+        Message(type: type, json: .object([("type", .string(type))] + rest))
+    }
+    switch command {
+    case .tap(let p): return pairs("tap", point(p))
+    case .doubleTap(let p): return pairs("double-tap", point(p))
+    case .drag(let from, let to): return pairs("drag", [("from", .object(point(from))), ("to", .object(point(to)))])
+    case .reset: return pairs("reset", [])
+    case .add(let spec):
+        var fields: [(key: String, value: JSON)] = []
+        for (name, value) in [("x", spec.x), ("y", spec.y), ("width", spec.width), ("height", spec.height)] {
+            if let value { fields.append((name, .double(value))) }
+        }
+        for (name, value) in [("r", spec.r), ("g", spec.g), ("b", spec.b), ("alpha", spec.alpha)] {
+            if let value { fields.append((name, .int(value))) }
+        }
+        return pairs("add", fields)
+    case .color(let rgb?): return pairs("color", [("r", .int(rgb.r)), ("g", .int(rgb.g)), ("b", .int(rgb.b))])
+    case .color(nil): return pairs("color", [])
+    case .alpha(let step): return pairs("alpha", [("step", .int(step))])
+    case .leave: fatalError("leave is the server's command, not in a script")
+    }
+}
+
+/// Replays `messages` on a game made from `options` through the interface; `readInLoop` reads
+/// every message in the timed loop, otherwise the commands are read (and checked equal to the
+/// script's) beforehand.
+func measureInterface<C: Equatable>(_ name: String, kind: String, options: JSON, script: [C],
+                                    messages: [Message], contexts: [MoveContext], readInLoop: Bool) -> Figures {
+    guard let type = GameCatalog.standard.game(named: kind) else { fatalError("no \(kind) in the catalog") }
+    let commands = messages.map { readErased(kind: kind, $0) }
+    for (i, command) in commands.enumerated() where (command.base as? C) != script[i] {
+        fatalError("\(kind): message \(messages[i].json.encoded) reads as another command than the script's")
+    }
+    return measure(name, mix: readInLoop ? "read each message in the loop" : "commands read beforehand") {
+        var game = HeldGame(base: try! type.init(stored: options, time: 0))
+        var accepted = 0, bytes = 0
+        for i in messages.indices {
+            let command = readInLoop ? readErased(kind: kind, messages[i]) : commands[i]
+            if case .success(let outcome) = game.apply(command, context: contexts[i]) {
+                accepted += 1
+                for view in outcome.views { bytes += view.diff.encodedOps.utf8.count }
+            }
+        }
+        return (messages.count, accepted, bytes)
+    }
+}
+
+func benchKlondikeInterface(readInLoop: Bool) -> Figures {
+    let script = klondikeScript(seed: 2024, count: 100_000)
+    let contexts = script.indices.map { MoveContext(player: "p1", time: Double($0)) }
+    let options: JSON = .object([("draw", .int(1)), ("seed", .int(2024)), ("entropy", .int(2024))])
+    let direct = try! Klondike(options: KlondikeOptions(draw: 1, deal: .seed(2024), entropy: 2024), time: 0)
+    precondition(try! Klondike(stored: options, time: 0) == direct, "stored options make another game")
+    return measureInterface("klondike", kind: Klondike.kind, options: options, script: script,
+                            messages: script.map(klondikeMessage), contexts: contexts, readInLoop: readInLoop)
+}
+
+func benchPlaneInterface(readInLoop: Bool) -> Figures {
+    let script = planeScript(seed: 2024, count: 100_000)
+    let options: JSON = .object([("seed", .int(2024))])
+    precondition(try! Plane(stored: options, time: 0) == (try! Plane(options: PlaneOptions(seed: 2024))),
+                 "stored options make another game")
+    return measureInterface("plane", kind: Plane.kind, options: options, script: script.map(\.0),
+                            messages: script.map { planeMessage($0.0) },
+                            contexts: script.map { MoveContext(player: $0.1, time: 0) }, readInLoop: readInLoop)
+}
+
 // MARK: - Report
 
 func grouped(_ n: Double) -> String {
@@ -201,4 +344,22 @@ for f in results {
         + padded("\(Int((100 * Double(f.accepted) / Double(f.gestures)).rounded()))%", 10, right: true)
         + padded(grouped(Double(f.opBytes) / Double(max(1, f.accepted))), 10, right: true)
         + padded(">= " + grouped(target), 14, right: true) + "  " + padded(verdict, 7) + "  " + f.mix)
+}
+
+let throughInterface = [benchKlondikeInterface(readInLoop: false), benchPlaneInterface(readInLoop: false),
+                        benchKlondikeInterface(readInLoop: true), benchPlaneInterface(readInLoop: true)]
+
+print("")
+print("through the game interface, as the realtime layer holds a game (any Game, commands erased and cast back)")
+print(padded("game", 10) + padded("per CPU s", 12, right: true) + padded("per wall s", 12, right: true)
+    + padded("accepted", 10, right: true) + padded("op bytes", 10, right: true) + padded("vs direct", 11, right: true)
+    + "  commands")
+for f in throughInterface {
+    let direct = results.first { $0.name == f.name }!
+    print(padded(f.name, 10) + padded(grouped(f.perCPUSecond), 12, right: true)
+        + padded(grouped(f.perWallSecond), 12, right: true)
+        + padded("\(Int((100 * Double(f.accepted) / Double(f.gestures)).rounded()))%", 10, right: true)
+        + padded(grouped(Double(f.opBytes) / Double(max(1, f.accepted))), 10, right: true)
+        + padded("\(Int((100 * f.perCPUSecond / direct.perCPUSecond).rounded()))%", 11, right: true)
+        + "  " + f.mix)
 }
