@@ -44,11 +44,11 @@ final class HubHarness {
     }
 
     init(autoCommit: Bool = true, config: Hub.Config = Hub.Config(games: .standard), store: SQLiteGameStore? = nil,
-         winnableSeeds: [WinnableSeed] = []) {
+         provenSeeds: [ProvenSeed] = []) {
         self.autoCommit = autoCommit
         self.store = store ?? (try! SQLiteGameStore.inMemory())
         let random = LockedRandom()
-        hub = Hub(config: config, random: { random.next() }, winnableSeeds: winnableSeeds)
+        hub = Hub(config: config, random: { random.next() }, provenSeeds: provenSeeds)
     }
 
     /// Moves the clock on.

@@ -570,12 +570,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 /// unwinnable deal the solver decides in a few thousand positions.
 @Suite struct SolverHubTests {
     @Test func winnableDealsComeFromThePoolAtOnceOrFromTheSolver() throws {
-        let h = HubHarness(winnableSeeds: [WinnableSeed(draw: 1, seed: 2)])
+        let h = HubHarness(provenSeeds: [ProvenSeed(pool: 1, seed: 2)])
         h.open(1)
         h.send(1, #"{"type":"create","kind":"klondike","options":{"winnable":true},"id":"a"}"#)
         #expect(h.solves.isEmpty, "the pool answered")
         #expect(h.types(1) == ["created", "joined", "snapshot", "ack"])
-        #expect(h.batches.last?.winnableSeedsTaken == [WinnableSeed(draw: 1, seed: 2)])
+        #expect(h.batches.last?.provenSeedsTaken == [ProvenSeed(pool: 1, seed: 2)])
         #expect(h.batches.last?.games.first?.options["seed"] == 2)
 
         h.send(1, #"{"type":"create","kind":"klondike","options":{"winnable":true,"draw":1},"id":"b"}"#)
@@ -657,17 +657,17 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func thePoolIsToppedUpInTheBackgroundAndStored() throws {
         var config = Hub.Config(games: .standard)
-        config.winnablePoolTarget = 4
+        config.provenPoolTarget = 4
         let h = HubHarness(config: config)
         h.tick()
         #expect(h.solves.isEmpty, "not in the first seconds after start")
         h.now += config.poolRefillDelay
         h.tick()
         #expect(h.solves.count == 2, "one refill per draw")
-        let pool = try h.store.winnableSeeds()
+        let pool = try h.store.provenSeeds()
         #expect(!pool.isEmpty)
         for seed in pool {
-            #expect(try KlondikeSolver.solve(deal: .seed(seed.seed), draw: seed.draw, budget: 2_000_000).verdict == .winnable)
+            #expect(try KlondikeSolver.solve(deal: .seed(seed.seed), draw: seed.pool, budget: 2_000_000).verdict == .winnable)
         }
     }
 }

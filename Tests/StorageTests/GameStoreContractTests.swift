@@ -116,13 +116,13 @@ import Testing
             let commands = (1...300).map { dragCommand(game: "g", seq: $0, clientID: "\($0)") }
             try home.withStore { store in
                 try store.write(StoreBatch(
-                    games: [klondikeGame("g", seq: 300)], commands: commands, winnableSeedsAdded: [WinnableSeed(draw: 3, seed: 99)]))
+                    games: [klondikeGame("g", seq: 300)], commands: commands, provenSeedsAdded: [ProvenSeed(pool: 3, seed: 99)]))
                 try store.setMeta("node_code", "n7")
             }
             try home.withStore { reopened in
                 #expect(try reopened.games() == [klondikeGame("g", seq: 300)])
                 #expect(try reopened.commands(game: "g", after: 0) == commands)
-                #expect(try reopened.winnableSeeds() == [WinnableSeed(draw: 3, seed: 99)])
+                #expect(try reopened.provenSeeds() == [ProvenSeed(pool: 3, seed: 99)])
                 #expect(try reopened.meta("node_code") == "n7")
                 try reopened.write(StoreBatch(games: [klondikeGame("g", seq: 301)], commands: [dragCommand(game: "g", seq: 301)]))
                 #expect(try reopened.commands(game: "g", after: 299).map(\.seq) == [300, 301])
@@ -163,14 +163,14 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func winnableSeedsAreAddedOnceAndTakenForGood(backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func provenSeedsAreAddedOnceAndTakenForGood(backend: Backend) throws {
         try withFreshStore(backend) { store in
-            let seeds = [WinnableSeed(draw: 1, seed: 5), WinnableSeed(draw: 3, seed: UInt64.max), WinnableSeed(draw: 1, seed: 2)]
-            try store.write(StoreBatch(winnableSeedsAdded: seeds))
-            try store.write(StoreBatch(winnableSeedsAdded: [seeds[0]]))
-            #expect(try store.winnableSeeds() == [WinnableSeed(draw: 1, seed: 2), WinnableSeed(draw: 1, seed: 5), WinnableSeed(draw: 3, seed: UInt64.max)])
-            try store.write(StoreBatch(winnableSeedsTaken: [seeds[1], seeds[2]]))
-            #expect(try store.winnableSeeds() == [seeds[0]])
+            let seeds = [ProvenSeed(pool: 1, seed: 5), ProvenSeed(pool: 3, seed: UInt64.max), ProvenSeed(pool: 1, seed: 2)]
+            try store.write(StoreBatch(provenSeedsAdded: seeds))
+            try store.write(StoreBatch(provenSeedsAdded: [seeds[0]]))
+            #expect(try store.provenSeeds() == [ProvenSeed(pool: 1, seed: 2), ProvenSeed(pool: 1, seed: 5), ProvenSeed(pool: 3, seed: UInt64.max)])
+            try store.write(StoreBatch(provenSeedsTaken: [seeds[1], seeds[2]]))
+            #expect(try store.provenSeeds() == [seeds[0]])
         }
     }
 

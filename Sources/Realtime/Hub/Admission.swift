@@ -72,7 +72,7 @@ final class Admission {
 
     /// Makes the game. `dealt`: a proven seed that replaces any in the options.
     func finishCreate(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, dealt: UInt64?,
-                      poolSeed: WinnableSeed?, now: Instant, into effects: inout Effects) {
+                      poolSeed: ProvenSeed?, now: Instant, into effects: inout Effects) {
         var options = options
         if let dealt { options = options.setting("seed", to: .int(Int(dealt))) }
         let game: AnyGame
@@ -95,7 +95,7 @@ final class Admission {
         adopt(room, now: now, into: &effects)
         // Storage refuses the game if its id is taken there (`WriteRefusal.idTaken`): checked in
         // the write itself, so no read sits on this path.
-        var batch = StoreBatch(games: [room.storedGame], winnableSeedsTaken: poolSeed.map { [$0] } ?? [])
+        var batch = StoreBatch(games: [room.storedGame], provenSeedsTaken: poolSeed.map { [$0] } ?? [])
         batch.newGames = [gameID]
         durability.store(batch, for: room, into: &effects)
         effects.log(.info, "game created", ["game": gameID, "kind": kind.rawValue, "conn": "\(id)"])

@@ -48,7 +48,7 @@ enum AudienceKey: Hashable, Sendable {
     }
 }
 
-/// A game's members: counts, race seats, spectator names, chat mutes, and the audiences
+/// A game's members: counts, seats, spectator names, chat mutes, and the audiences
 /// (arrays of connection ids, each member knowing its slot) that broadcasts are written to.
 struct RoomMembers {
     private(set) var audiences: [AudienceKey: Audience] = [:]

@@ -30,7 +30,7 @@ public final class Hub {
         /// Positions a game's search may expand (about a second of one core; see the solver benchmark).
         public var solverBudget: Int
         /// Proven seeds kept ready per pool, so a deal that must be proven is dealt at once.
-        public var winnablePoolTarget = 16
+        public var provenPoolTarget = 16
         /// Positions whose hint is remembered.
         public var hintCacheLimit = 20_000
         /// Seconds after start before the pool of proven seeds is topped up.
@@ -79,9 +79,9 @@ public final class Hub {
 
     /// - Parameters:
     ///   - random: the source of game ids and tokens (the system's secure generator in the server).
-    ///   - winnableSeeds: the stored pool of seeds the solver proved winnable.
+    ///   - provenSeeds: the stored pools of seeds the catalog's deal prover proved.
     ///   - cluster: this node's identity when it is one node of a cluster on Redis.
-    init(config: Config, random: @escaping @Sendable () -> UInt64, winnableSeeds: [WinnableSeed] = [],
+    init(config: Config, random: @escaping @Sendable () -> UInt64, provenSeeds: [ProvenSeed] = [],
                 cluster identity: ClusterIdentity? = nil) {
         self.config = config
         let random = HubRandom(next: random)
@@ -90,7 +90,7 @@ public final class Hub {
         durability = Durability(durable: config.durable, fenceAs: config.sharedStoreNode, sessions: sessions, rooms: rooms,
                                 pending: pending)
         lobby = LobbyFeed(rooms: rooms)
-        solver = SolverDesk(config: config, sessions: sessions, pending: pending, random: random, seeds: winnableSeeds)
+        solver = SolverDesk(config: config, sessions: sessions, pending: pending, random: random, seeds: provenSeeds)
         play = Play(sessions: sessions, rooms: rooms, durability: durability, pending: pending, solver: solver, lobby: lobby,
                     games: config.games)
         admission = Admission(config: config, sessions: sessions, rooms: rooms, durability: durability, pending: pending,
@@ -120,7 +120,7 @@ public final class Hub {
     /// does (PROTOCOL section 14); true while within it. Nothing is sent either way: lws answers
     /// pings itself, and the shell deals with a flood (`ControlFloodGuard`).
     func admitControlFrame(_ id: ConnectionID, at now: Instant) -> Bool { sessions.admitFrame(id, now: now) }
-    public func winnablePoolCount(draw: Int) -> Int { solver.poolCount(draw: draw) }
+    public func provenPoolCount(draw: Int) -> Int { solver.poolCount(draw: draw) }
     func room(_ id: String) -> GameRoom? { rooms[id] }
 
     // MARK: Events

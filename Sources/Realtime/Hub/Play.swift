@@ -99,7 +99,7 @@ final class Play {
     }
 
     func applyGesture(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?, now: Instant,
-                      arrival: Instant?, poolSeed: WinnableSeed? = nil, into effects: inout Effects) {
+                      arrival: Instant?, poolSeed: ProvenSeed? = nil, into effects: inout Effects) {
         guard case .player(let player)? = sessions[id]?.role else { return }
         if let refusal {
             replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
@@ -119,7 +119,7 @@ final class Play {
     /// and the command goes to storage. Nothing changes if the game refuses it.
     @discardableResult
     func apply(_ parsed: ParsedGesture, player: String, author: CommandAuthor = .player, in room: GameRoom,
-               clientID: String?, now: Instant, arrival: Instant?, poolSeed: WinnableSeed? = nil,
+               clientID: String?, now: Instant, arrival: Instant?, poolSeed: ProvenSeed? = nil,
                into effects: inout Effects) -> Result<Void, GameError> {
         let (frames, events, applied): ([GameRoom.ViewFrame], [GameEvent], AppliedCommand)
         switch room.apply(parsed.command, cause: parsed.cause, player: player, author: author, clientID: clientID, now: now) {
@@ -131,7 +131,7 @@ final class Play {
                                 clientID: clientID,
                                 time: now.unixTime, diff: frames.first?.frame.text)
         durability.store(StoreBatch(games: [room.storedGame], commands: [row],
-                                    winnableSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
+                                    provenSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
         room.enqueue(.viewBroadcast(frames, seq: room.seq, command: applied), arrival: arrival)
         for event in events {
             room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))

@@ -17,12 +17,12 @@ final class SolverDesk {
     private var started: Instant?
 
     init(config: Hub.Config, sessions: SessionTable, pending: PendingTable<PendingRequest>, random: HubRandom,
-         seeds: [WinnableSeed]) {
+         seeds: [ProvenSeed]) {
         self.config = config
         self.sessions = sessions
         self.pending = pending
         self.random = random
-        for seed in seeds { pool[seed.draw, default: []].append(seed.seed) }
+        for seed in seeds { pool[seed.pool, default: []].append(seed.seed) }
     }
 
     func poolCount(draw: Int) -> Int { pool[draw]?.count ?? 0 }
@@ -31,8 +31,8 @@ final class SolverDesk {
 
     /// A proven seed from the pool at once (the caller deals it); otherwise the connection
     /// waits for the search, which answers within the protocol's two seconds.
-    func dealProven(_ deal: PendingDeal, _ request: DealRequest, into effects: inout Effects) -> WinnableSeed? {
-        if request.given == nil, let seed = pool[request.pool]?.popLast() { return WinnableSeed(draw: request.pool, seed: seed) }
+    func dealProven(_ deal: PendingDeal, _ request: DealRequest, into effects: inout Effects) -> ProvenSeed? {
+        if request.given == nil, let seed = pool[request.pool]?.popLast() { return ProvenSeed(pool: request.pool, seed: seed) }
         let token = pending.issue(.deal(deal))
         sessions.setWait(deal.connection, .pending(token))
         let candidates = request.given == nil ? (0..<16).map { _ in random.next() >> 11 } : []
@@ -103,7 +103,7 @@ final class SolverDesk {
             let fresh = Set(seeds).subtracting(pool[draw] ?? [])
             guard !fresh.isEmpty else { return .none }
             pool[draw, default: []].append(contentsOf: fresh)
-            return .poolGrew(StoreBatch(winnableSeedsAdded: fresh.sorted().map { WinnableSeed(draw: draw, seed: $0) }))
+            return .poolGrew(StoreBatch(provenSeedsAdded: fresh.sorted().map { ProvenSeed(pool: draw, seed: $0) }))
         }
     }
 
@@ -113,7 +113,7 @@ final class SolverDesk {
         // Not in the first seconds: start-up, and whatever measures it, comes first.
         if started == nil { started = now }
         guard let started, now.since(started) >= config.poolRefillDelay else { return }
-        for draw in prover.pools where (pool[draw]?.count ?? 0) < config.winnablePoolTarget && !refilling.contains(draw) {
+        for draw in prover.pools where (pool[draw]?.count ?? 0) < config.provenPoolTarget && !refilling.contains(draw) {
             refilling.insert(draw)
             effects.append(.solve(.refill(pool: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))
         }

@@ -113,7 +113,7 @@ public final class BoardcastServer {
             identity = nil
         }
         hub = Hub(config: config, random: { var secure = SystemRandomNumberGenerator(); return secure.next() },
-                  winnableSeeds: (try? store.winnableSeeds()) ?? [], cluster: identity)
+                  provenSeeds: (try? store.provenSeeds()) ?? [], cluster: identity)
         lws.events = self
         try restoreLiveGames()
     }
@@ -336,8 +336,8 @@ extension BoardcastServer: LWSEvents {
             return .text(200, "ok\n")
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
-            for (draw, gauge) in metrics.winnablePool { gauge.set(Double(hub.winnablePoolCount(draw: draw))) }
-            metrics.winnablePoolTarget.set(Double(hubConfig.winnablePoolTarget))
+            for (draw, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(draw: draw))) }
+            metrics.provenPoolTarget.set(Double(hubConfig.provenPoolTarget))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.render())
         default:
             // Answered now if the hub can; later (through `respond`) if it must read storage first.

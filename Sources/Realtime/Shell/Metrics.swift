@@ -24,8 +24,8 @@ public final class ServerMetrics: Sendable {
     let gapsFilled: Counter
     let resyncs: Counter
     /// Proven winnable seeds ready to deal, per draw, and how many the server keeps ready.
-    let winnablePool: [Int: Gauge]
-    let winnablePoolTarget: Gauge
+    let provenPool: [Int: Gauge]
+    let provenPoolTarget: Gauge
     private let errorCounters: [String: Counter]
     private let refusalCounters: [LimitKind: Counter]
 
@@ -56,11 +56,11 @@ public final class ServerMetrics: Sendable {
         resyncs = registry.makeCounter(
             descriptor: Self.name("cluster_resyncs", unit: "total", "Members that joined their game again to catch up"))
         let registry = self.registry
-        winnablePool = Dictionary(uniqueKeysWithValues: [1, 3].map { draw in
+        provenPool = Dictionary(uniqueKeysWithValues: [1, 3].map { draw in
             (draw, registry.makeGauge(descriptor: Self.name("winnable_pool_seeds", "Proven winnable seeds ready to deal, by draw"),
                                       labels: [("draw", "\(draw)")]))
         })
-        winnablePoolTarget = registry.makeGauge(
+        provenPoolTarget = registry.makeGauge(
             descriptor: Self.name("winnable_pool_target", "Proven seeds the server keeps ready per draw (filled in the background)"))
         storageFailures = registry.makeCounter(
             descriptor: Self.name("storage_failures", unit: "total", "Storage writes that failed (their commands were refused)"))

@@ -17,8 +17,8 @@ struct BatchPlan {
     private(set) var touches: [GameTouch] = []
     /// Chat lines, in the batch's order: written with their game, refused with it.
     private(set) var chat: [StoredChat] = []
-    let seedsAdded: [WinnableSeed]
-    let seedsTaken: [WinnableSeed]
+    let seedsAdded: [ProvenSeed]
+    let seedsTaken: [ProvenSeed]
     let fence: StoreFence?
     /// Every game the batch names, in the one order a shared store locks their rows, so two
     /// nodes' writes (and a claim) never wait for each other in a cycle.
@@ -32,8 +32,8 @@ struct BatchPlan {
 
     /// Throws `unfencedGame` for a fenced batch that writes a game without giving its epoch.
     init(_ batch: StoreBatch) throws {
-        seedsAdded = batch.winnableSeedsAdded
-        seedsTaken = batch.winnableSeedsTaken
+        seedsAdded = batch.provenSeedsAdded
+        seedsTaken = batch.provenSeedsTaken
         fence = batch.fence
         var latest: [String: StoredGame] = [:]
         for game in batch.games { latest[game.id] = game }

@@ -91,10 +91,10 @@ public struct StoredChat: Sendable, Equatable {
 public struct StoreBatch: Sendable, Equatable {
     public var games: [StoredGame] = []
     public var commands: [StoredCommand] = []
-    /// Seeds the solver proved winnable, for the pool that makes `winnable: true` instant.
-    public var winnableSeedsAdded: [WinnableSeed] = []
+    /// Seeds a deal prover proved, for the pool that deals a proven deal at once.
+    public var provenSeedsAdded: [ProvenSeed] = []
     /// Pool seeds dealt: never dealt twice.
-    public var winnableSeedsTaken: [WinnableSeed] = []
+    public var provenSeedsTaken: [ProvenSeed] = []
     /// Ids of games created by this batch. A new game whose id is already stored is refused
     /// (`.idTaken`): the store, not a read before each create, keeps ids unique.
     public var newGames: Set<String> = []
@@ -106,20 +106,20 @@ public struct StoreBatch: Sendable, Equatable {
     /// shared by nodes; nil writes without looking at owners (one node, SQLite).
     public var fence: StoreFence?
 
-    public init(games: [StoredGame] = [], commands: [StoredCommand] = [], winnableSeedsAdded: [WinnableSeed] = [],
-                winnableSeedsTaken: [WinnableSeed] = [], newGames: Set<String> = [], touches: [GameTouch] = [],
+    public init(games: [StoredGame] = [], commands: [StoredCommand] = [], provenSeedsAdded: [ProvenSeed] = [],
+                provenSeedsTaken: [ProvenSeed] = [], newGames: Set<String> = [], touches: [GameTouch] = [],
                 fence: StoreFence? = nil) {
         self.games = games
         self.commands = commands
-        self.winnableSeedsAdded = winnableSeedsAdded
-        self.winnableSeedsTaken = winnableSeedsTaken
+        self.provenSeedsAdded = provenSeedsAdded
+        self.provenSeedsTaken = provenSeedsTaken
         self.newGames = newGames
         self.touches = touches
         self.fence = fence
     }
 
     public var isEmpty: Bool {
-        games.isEmpty && commands.isEmpty && winnableSeedsAdded.isEmpty && winnableSeedsTaken.isEmpty
+        games.isEmpty && commands.isEmpty && provenSeedsAdded.isEmpty && provenSeedsTaken.isEmpty
             && touches.isEmpty && chat.isEmpty
     }
 
@@ -129,8 +129,8 @@ public struct StoreBatch: Sendable, Equatable {
     public mutating func append(_ other: StoreBatch) {
         games.append(contentsOf: other.games)
         commands.append(contentsOf: other.commands)
-        winnableSeedsAdded.append(contentsOf: other.winnableSeedsAdded)
-        winnableSeedsTaken.append(contentsOf: other.winnableSeedsTaken)
+        provenSeedsAdded.append(contentsOf: other.provenSeedsAdded)
+        provenSeedsTaken.append(contentsOf: other.provenSeedsTaken)
         newGames.formUnion(other.newGames)
         touches.append(contentsOf: other.touches)
         chat.append(contentsOf: other.chat)
@@ -171,13 +171,14 @@ public struct StorageUsage: Sendable, Equatable {
     }
 }
 
-/// A Klondike seed the solver proved winnable with `draw`.
-public struct WinnableSeed: Sendable, Hashable {
-    public var draw: Int
+/// A seed a game's `DealProver` proved for `pool` (a deal that must be proven, dealt at once from
+/// the pool). Stored in the `winnable_seed` table, whose `draw` column holds the pool.
+public struct ProvenSeed: Sendable, Hashable {
+    public var pool: Int
     public var seed: UInt64
 
-    public init(draw: Int, seed: UInt64) {
-        self.draw = draw
+    public init(pool: Int, seed: UInt64) {
+        self.pool = pool
         self.seed = seed
     }
 }
@@ -210,7 +211,7 @@ public protocol GameStore: Sendable {
     @discardableResult
     func write(_ batch: StoreBatch) throws -> WriteOutcome
     /// The pool of proven seeds not dealt yet.
-    func winnableSeeds() throws -> [WinnableSeed]
+    func provenSeeds() throws -> [ProvenSeed]
     /// The last `limit` chat lines of a game, in the order they were said.
     func recentChat(game: String, limit: Int) throws -> [StoredChat]
     /// A game's chat lines said at seq `after` + 1 through `through`, in order (a replay's), at most `limit`.

@@ -148,11 +148,11 @@ public final class PostgresGameStore: SharedGameStore {
         }
     }
 
-    public func winnableSeeds() throws -> [WinnableSeed] {
+    public func provenSeeds() throws -> [ProvenSeed] {
         try read { session in
             try session.query("SELECT draw, seed FROM winnable_seed ORDER BY draw, seed").map {
                 let (draw, seed) = try $0.decode((Int, Int64).self)
-                return WinnableSeed(draw: draw, seed: UInt64(bitPattern: seed))
+                return ProvenSeed(pool: draw, seed: UInt64(bitPattern: seed))
             }
         }
     }
@@ -210,8 +210,8 @@ public final class PostgresGameStore: SharedGameStore {
                 \(commands.map(\.player))::text[], \(NullableTextArray(commands.map(\.clientID)))::text[],
                 \(commands.map(\.time))::float8[], \(NullableTextArray(commands.map(\.diff)))::text[],
                 \(plan.touches.map(\.game))::text[], \(plan.touches.map(\.time))::float8[],
-                \(plan.seedsAdded.map(\.draw))::integer[], \(plan.seedsAdded.map { Int64(bitPattern: $0.seed) })::bigint[],
-                \(plan.seedsTaken.map(\.draw))::integer[], \(plan.seedsTaken.map { Int64(bitPattern: $0.seed) })::bigint[],
+                \(plan.seedsAdded.map(\.pool))::integer[], \(plan.seedsAdded.map { Int64(bitPattern: $0.seed) })::bigint[],
+                \(plan.seedsTaken.map(\.pool))::integer[], \(plan.seedsTaken.map { Int64(bitPattern: $0.seed) })::bigint[],
                 \(chat.map(\.game))::text[], \(chat.map { Int64($0.number) })::bigint[], \(chat.map { Int64($0.seq) })::bigint[],
                 \(chat.map(\.room))::text[], \(chat.map(\.by))::text[], \(chat.map(\.text))::text[],
                 \(chat.map(\.at))::float8[])

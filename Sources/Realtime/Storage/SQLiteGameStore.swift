@@ -197,10 +197,10 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
-    public func winnableSeeds() throws -> [WinnableSeed] {
+    public func provenSeeds() throws -> [ProvenSeed] {
         try database.read { db in
             try GRDB.Row.fetchAll(db, sql: "SELECT draw, seed FROM winnable_seed ORDER BY draw, seed").map {
-                WinnableSeed(draw: $0[0], seed: UInt64(bitPattern: $0[1] as Int64))
+                ProvenSeed(pool: $0[0], seed: UInt64(bitPattern: $0[1] as Int64))
             }
         }
     }
@@ -251,11 +251,11 @@ public final class SQLiteGameStore: GameStore {
             }
             if !plan.seedsAdded.isEmpty {
                 let add = try db.cachedStatement(sql: "INSERT OR IGNORE INTO winnable_seed (draw, seed) VALUES (?, ?)")
-                for seed in plan.seedsAdded { try add.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
+                for seed in plan.seedsAdded { try add.execute(arguments: [seed.pool, Int64(bitPattern: seed.seed)]) }
             }
             if !plan.seedsTaken.isEmpty {
                 let take = try db.cachedStatement(sql: "DELETE FROM winnable_seed WHERE draw = ? AND seed = ?")
-                for seed in plan.seedsTaken { try take.execute(arguments: [seed.draw, Int64(bitPattern: seed.seed)]) }
+                for seed in plan.seedsTaken { try take.execute(arguments: [seed.pool, Int64(bitPattern: seed.seed)]) }
             }
             if !plan.touches.isEmpty {
                 let touch = try db.cachedStatement(sql: "UPDATE game SET touched = max(touched, ?) WHERE id = ?")
