@@ -31,27 +31,60 @@ public struct ReadCommand<Command: Sendable & Equatable>: Sendable, Equatable {
     }
 }
 
-/// What an accepted command changed. `views` has one diff per group of viewers: a game that
-/// shows everyone the same has one, the spectators' (`[.spectator]`); a game with seat views
-/// lists the spectators' first, then the seats it changed differently.
+/// What an accepted command changed: one diff per group of viewers. A game that shows everyone
+/// the same has one group, the spectators'; a game with seat views puts the spectators' group (the
+/// full diff, with the seats that see it as it is) first, then the seats it changed differently.
+/// The first group is kept apart from the others so that the common case, one diff for all, costs
+/// no array: a move's outcome is made on every accepted command.
 public struct GameOutcome: Sendable, Equatable {
-    public var views: [ViewDiff]
+    /// The spectators' diff: what storage keeps, and what every other view is derived from.
+    public var fullDiff: Diff
+    /// Who sees `fullDiff`: the spectators, and the seats that see it as it is.
+    public var fullViewers: [Viewer]
+    /// The other groups, each with a diff of its own (empty for a game that shows everyone the same).
+    public var otherViews: [ViewDiff]
     public var events: [GameEvent]
 
+    /// Every group, the spectators' first.
     public init(views: [ViewDiff], events: [GameEvent] = []) {
-        self.views = views
+        fullDiff = views.first?.diff ?? Diff()
+        fullViewers = views.first?.viewers ?? Self.spectatorsOnly
+        otherViews = Array(views.dropFirst())
         self.events = events
     }
 
     /// One diff that every viewer sees.
     public init(_ diff: Diff, events: [GameEvent] = []) {
-        self.init(views: [ViewDiff(viewers: [.spectator], diff: diff)], events: events)
+        fullDiff = diff
+        fullViewers = Self.spectatorsOnly
+        otherViews = []
+        self.events = events
     }
 
-    public init(_ outcome: MoveOutcome) { self.init(outcome.diff, events: outcome.events) }
+    init(fullDiff: Diff, fullViewers: [Viewer], otherViews: [ViewDiff], events: [GameEvent]) {
+        self.fullDiff = fullDiff
+        self.fullViewers = fullViewers
+        self.otherViews = otherViews
+        self.events = events
+    }
 
-    /// The spectators' diff: what storage keeps, and what every other view is derived from.
-    public var fullDiff: Diff { views.first { $0.viewers.contains(.spectator) }?.diff ?? Diff() }
+    /// Shared, so that a one-view outcome allocates no list of viewers.
+    static let spectatorsOnly: [Viewer] = [.spectator]
+
+    /// Every group, the spectators' first.
+    public var views: [ViewDiff] { [ViewDiff(viewers: fullViewers, diff: fullDiff)] + otherViews }
+
+    /// Calls `body` with each group, the spectators' first, without building the list.
+    public func forEachView(_ body: (_ viewers: [Viewer], _ diff: Diff) throws -> Void) rethrows {
+        try body(fullViewers, fullDiff)
+        for view in otherViews { try body(view.viewers, view.diff) }
+    }
+
+    /// Adds `ops` at the end of every group's diff (ops every viewer sees, such as the clocks').
+    public mutating func appendToEveryView(_ ops: [PatchOp]) {
+        fullDiff.ops.append(contentsOf: ops)
+        for index in otherViews.indices { otherViews[index].diff.ops.append(contentsOf: ops) }
+    }
 }
 
 /// One view's diff and the viewers who see it.
@@ -221,6 +254,9 @@ public protocol Game: Sendable, Equatable {
     /// the service thread, within `budget`); random choices come from `random`.
     func botMove(seat: String, level: Int, random: inout SplitMix64, budget: Int) -> ReadCommand<Command>?
 
+    /// Whether any command or `create` may need a proven deal (`dealRequest`): the server asks
+    /// nothing of a game that says no, so the common move costs no look.
+    static var provesDeals: Bool { get }
     /// A deal to prove before a game is made with these `create` options, or nil.
     static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest?
     /// A deal to prove before a command is applied (a reset's `winnable`), or nil.
@@ -250,6 +286,7 @@ extension Game {
     public func awaits(_ seat: String) -> Bool { turn == seat }
     public static func botPace(level: Int) -> Double { 0 }
     public func botMove(seat: String, level: Int, random: inout SplitMix64, budget: Int) -> ReadCommand<Command>? { nil }
+    public static var provesDeals: Bool { false }
     public static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest? { nil }
     public func dealRequest(for command: ReadCommand<Command>) -> DealRequest? { nil }
     public func dealing(_ command: ReadCommand<Command>, seed: UInt64) -> ReadCommand<Command> { command }

@@ -29,6 +29,8 @@ extension Klondike: Game {
 
     public func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] { KlondikeSolverHints.hints(from: self, budget: budget) }
 
+    public static var provesDeals: Bool { true }
+
     public static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest? {
         try KlondikeOptionFields(options).dealRequest
     }

@@ -60,6 +60,8 @@ extension Race: Game {
         return KlondikeSolverHints.hints(from: table, budget: budget)
     }
 
+    public static var provesDeals: Bool { true }
+
     public static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest? {
         let fields = try KlondikeOptionFields(options)
         _ = try seatCount(options)

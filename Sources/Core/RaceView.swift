@@ -121,7 +121,7 @@ extension GameOutcome {
 
     /// The diff `viewer` is sent; nil for a seat the race does not have.
     public func diff(for viewer: Viewer) -> Diff? {
-        views.first { $0.viewers.contains(viewer) }?.diff
+        fullViewers.contains(viewer) ? fullDiff : otherViews.first { $0.viewers.contains(viewer) }?.diff
     }
 
     /// Groups the views of `race` by the diff they are shown. `touched` lists the seats whose
@@ -152,7 +152,6 @@ extension GameOutcome {
                 views.append(ViewDiff(viewers: untouched, diff: masked))
             }
         }
-        self.views = [ViewDiff(viewers: fullViewers, diff: full)] + views + own
-        self.events = events
+        self.init(fullDiff: full, fullViewers: fullViewers, otherViews: views + own, events: events)
     }
 }

@@ -127,6 +127,36 @@ import Testing
         #expect(moved["cause"]?["by"] == "p2" && moved["cause"]?["bot"] == true)
     }
 
+    @Test func aResetsBotsSeatTheNextGamesBotsAndARestartKeepsThem() throws {
+        let h = HubHarness()
+        h.autoSolve = false
+        let created = create(h, #"{"bots":{"p2":1}}"#)
+        let game = try #require(created.first?["game"]?.stringValue)
+        h.send(1, #"{"type":"resign","id":"r"}"#)
+        #expect(h.take(1).last?["type"] == "ack")
+        h.send(1, #"{"type":"reset","options":{"bots":{"p1":2}},"id":"x"}"#)
+        #expect(h.take(1).last?["code"] == "bad-request", "p1 is the creator's seat")
+        h.send(1, #"{"type":"reset","options":{"bots":{"p2":3}},"id":"y"}"#)
+        #expect(h.take(1).last?["type"] == "ack")
+        #expect(h.batches.last?.commands.first?.command["bots"] == .object(["p2": 3]))
+        // The reset gives the first move to p2, the other seat: its new bot's.
+        h.now += 0.3
+        h.due()
+        guard case .bot(_, _, "p2", let level, _)? = h.pendingSolves.last else {
+            Issue.record("no bot job for p2 after the reset: \(h.pendingSolves)")
+            return
+        }
+        #expect(level == 3)
+        // Stored with the reset: a game loaded again seats the same bot.
+        let loaded = GameLoader.load(game, from: h.store, games: .standard, windowSize: 128, asOf: h.now.unixTime)
+        guard case .loaded(let again) = loaded else {
+            Issue.record("not loaded: \(loaded)")
+            return
+        }
+        #expect(again.bots == .object(["p2": 3]))
+        #expect(GameRoom(loaded: again, windowSize: 128, now: h.now).bots.level(of: "p2") == 3)
+    }
+
     @Test func botsAndClocksAreCheckedAtCreate() {
         let h = HubHarness()
         h.open(1)

@@ -60,6 +60,9 @@ struct AnyGame: Sendable, Equatable {
     var clockDeadline: Double? { clock?.deadline }
     var clockRunning: Bool { clock?.running != nil }
     var botLevels: ClosedRange<Int>? { type(of: base).botLevels }
+    func checkBots(creating options: JSON) throws(ProtocolError) {
+        do { try type(of: base).checkBots(creating: options) } catch { throw ProtocolError(error) }
+    }
     func awaits(_ seat: String) -> Bool { base.awaits(seat) }
     func botPace(level: Int) -> Double { type(of: base).botPace(level: level) }
 
@@ -125,13 +128,14 @@ struct AnyGame: Sendable, Equatable {
                                mover: context.player, at: context.time)
         self.clock = clock
         if !ops.isEmpty {
-            for index in outcome.views.indices { outcome.views[index].diff.append(contentsOf: Diff(ops)) }
+            outcome.appendToEveryView(ops)
         }
         return .success(outcome)
     }
 
     /// A deal to prove before `parsed` is applied (a reset asking for a winnable deal).
     func dealRequest(for parsed: ParsedGesture) -> DealRequest? {
+        guard type(of: base).provesDeals else { return nil }
         func open<G: Game>(_ game: G) -> DealRequest? { parsed.typed(as: G.Command.self).flatMap(game.dealRequest(for:)) }
         return open(base)
     }

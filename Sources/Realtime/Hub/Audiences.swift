@@ -106,6 +106,9 @@ struct RoomMembers {
         return seats.first(where: free)
     }
 
+    /// Whether a connection holds `seat` now.
+    func isHeld(_ seat: String) -> Bool { seatHolders[seat] != nil }
+
     func everySeatTaken(of seats: [String]) -> Bool { !seats.isEmpty && seatsTaken.count == seats.count }
 
     // MARK: Audiences

@@ -16,6 +16,8 @@ struct LoadedGame: Sendable {
     /// For a game with a spectator delay: what its spectators see as of the load, and what
     /// is still due to them.
     var delayed: DelayedState?
+    /// The bots the last reset that named them seated (section 18); nil: the create's.
+    var bots: JSON?
 }
 
 /// What a delayed game's spectators see at a moment: the game as it was `delay` seconds
@@ -66,6 +68,7 @@ enum GameLoader {
         var nextPlayer = 1
         let delay = GameRoom.delay(of: stored.options)
         var delayed = delay.map { _ in DelayedState(game: game, seq: 0) }
+        var bots: JSON?
         /// Rows stored before diffs were kept: their diffs are written back once, here.
         var missingDiffs: [(seq: Int, diff: String)] = []
         try store.forEachCommand(game: stored.id, after: 0) { command in
@@ -73,6 +76,7 @@ enum GameLoader {
             guard command.seq == seq + 1 else { throw fail("out of order after seq \(seq)") }
             if command.player.hasPrefix("p"), let n = Int(command.player.dropFirst()), n >= nextPlayer { nextPlayer = n + 1 }
             let (gameCommand, cause) = try replayable(command.command, kind: kind, games: games, fail: fail)
+            if let seated = command.command["bots"] { bots = seated }
             switch game.apply(gameCommand, context: MoveContext(player: command.player, time: command.time)) {
             case .success(let outcome):
                 seq += 1
@@ -114,7 +118,7 @@ enum GameLoader {
             delayed?.pending.sort { $0.time < $1.time }
         }
         return LoadedGame(stored: stored, game: game, seq: seq, recentDiffs: recent, appliedIDs: applied,
-                          nextPlayer: nextPlayer, recentChat: chat, delayed: delayed)
+                          nextPlayer: nextPlayer, recentChat: chat, delayed: delayed, bots: bots)
     }
 
     /// A stored command as Core reads it, with the cause members saw.

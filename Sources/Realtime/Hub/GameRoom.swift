@@ -123,6 +123,7 @@ final class GameRoom {
         seq = loaded.seq
         members.continuePlayerIDs(from: loaded.nextPlayer)
         chat = ChatLog(recent: loaded.recentChat)
+        if let seated = loaded.bots { seatBots(seated) }
         delayLine = nil
         if let delay = Self.delay(of: options), let delayed = loaded.delayed {
             var line = DelayLine(delay: delay, game: delayed.game, seq: delayed.seq)
@@ -162,8 +163,16 @@ final class GameRoom {
 
     /// The game's seats (empty for a game any number of players share).
     var seats: [String] { game.seats }
-    /// The seats bots play (section 18): held from the start, never free for a join.
-    private(set) lazy var bots: BotSeats = (try? BotSeats.read(options, seats: seats, levels: game.botLevels)) ?? BotSeats()
+    /// The seats bots play (section 18): held from the start, never free for a join. From the
+    /// create's options, or from the last reset that named them (`seatBots`).
+    private(set) lazy var bots: BotSeats = botSeats(options)
+
+    private func botSeats(_ options: JSON) -> BotSeats {
+        (try? BotSeats.read(options, seats: seats, levels: game.botLevels)) ?? BotSeats()
+    }
+
+    /// A reset's `bots` (already checked): the seats the server plays from now on.
+    func seatBots(_ bots: JSON) { self.bots = botSeats(.object(["bots": bots])) }
     /// The seats a person may take.
     var peopleSeats: [String] {
         let bots = self.bots.seats
@@ -195,19 +204,14 @@ final class GameRoom {
         }
         seq += 1
         let cause = author.cause(cause, player: player)
+        // The spectators' group comes first: its frame is the one stored and kept in the window.
         var frames: [ViewFrame] = []
-        var full: OutFrame?
-        for view in outcome.views {
-            let frame = ServerMessage.diff(game: id, seq: seq, encodedOps: view.diff.encodedOps, cause: cause).frame
-            if view.viewers.contains(.spectator) {
-                full = frame
-                frames.insert(ViewFrame(viewers: view.viewers, frame: frame), at: 0)
-            } else {
-                frames.append(ViewFrame(viewers: view.viewers, frame: frame))
-            }
+        frames.reserveCapacity(1 + outcome.otherViews.count)
+        outcome.forEachView { viewers, diff in
+            frames.append(ViewFrame(viewers: viewers,
+                                    frame: ServerMessage.diff(game: id, seq: seq, encodedOps: diff.encodedOps, cause: cause).frame))
         }
-        window.append(full ?? ServerMessage.diff(game: id, seq: seq, encodedOps: outcome.fullDiff.encodedOps,
-                                                 cause: cause).frame, seq: seq, keepFrom: keepFrom)
+        window.append(frames[0].frame, seq: seq, keepFrom: keepFrom)
         if let clientID { appliedIDs.insert(clientID, seq: seq) }
         updated = now.unixTime
         lastActivity = now
@@ -339,7 +343,7 @@ final class GameRoom {
         LobbyEntry(game: id, kind: kind, status: game(for: .delayed).status, seq: spectatorSeq, players: members.players,
                    spectators: members.spectators, created: created, updated: updated,
                    seats: seats.isEmpty ? nil : seats.count, delay: delayLine?.delay, clock: options["clock"],
-                   bots: options["bots"])
+                   bots: bots.isEmpty ? JSON?.none : bots.json)
     }
 
     var storedGame: StoredGame {

@@ -43,7 +43,7 @@ final class Play {
             }
             return
         }
-        let parsed: ParsedGesture
+        var parsed: ParsedGesture
         do {
             parsed = try games.parse(type: type, message: message, kind: room.kind)
         } catch {
@@ -53,6 +53,21 @@ final class Play {
         guard session.role?.isPlayer == true else {
             replies.error(id, ProtocolError(.forbidden, "spectators cannot \(type)"), requestID: requestID, now: now, into: &effects)
             return
+        }
+        if type == "reset", let options = message["options"], options["bots"] != nil || options["bot"] != nil {
+            // Section 18: `bots` in a reset's options seats the next game's bots; stored with the
+            // reset (the layer's field, beside the game's own), so a replay seats them again.
+            do throws(ProtocolError) {
+                let bots = try BotSeats.read(options, seats: room.seats, levels: room.game.botLevels)
+                try room.game.checkBots(creating: options)
+                if let held = bots.seats.first(where: room.members.isHeld) {
+                    throw ProtocolError(.forbidden, "seat \(held) is held by a player: a bot takes a free seat")
+                }
+                parsed.stored = parsed.stored.setting("bots", to: bots.json)
+            } catch {
+                replies.error(id, error, requestID: requestID, now: now, into: &effects)
+                return
+            }
         }
         if let request = room.game.dealRequest(for: parsed) {
             let deal = PendingDeal(connection: id, requestID: requestID,
@@ -126,6 +141,7 @@ final class Play {
         case .success(let outcome): (frames, events, applied) = outcome
         case .failure(let error): return .failure(error)
         }
+        if let bots = parsed.stored["bots"] { room.seatBots(bots) }
         timers.changed(room, now: now)
         let row = StoredCommand(game: room.id, seq: room.seq, command: author.stored(parsed.stored), player: player,
                                 clientID: clientID,
