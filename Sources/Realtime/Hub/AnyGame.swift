@@ -33,14 +33,14 @@ struct ParsedGesture: Sendable, Equatable {
     }
 }
 
-/// Any game of the catalog, behind the operations a room needs; every answer comes from
-/// the game itself (`Core.Game`), so the realtime layer knows no game's rules.
 /// The realtime layer's own command, the clock's alone: `{"type":"resume"}` (PROTOCOL section 17).
 struct ClockResume: Sendable, Equatable {
     static let type = "resume"
     static var parsed: ParsedGesture { ParsedGesture(ReadCommand(ClockResume(), cause: .object(["type": .string(type)]))) }
 }
 
+/// Any game of the catalog, behind the operations a room needs; every answer comes from
+/// the game itself (`Core.Game`), so the realtime layer knows no game's rules.
 struct AnyGame: Sendable, Equatable {
     private(set) var base: any Game
     /// The players' clocks of a game created with `clock` (section 17): the layer's, not the game's.
@@ -56,7 +56,6 @@ struct AnyGame: Sendable, Equatable {
         return a.clock == b.clock && open(a.base)
     }
 
-    var takesTurns: Bool { type(of: base).takesTurns }
     var clockDeadline: Double? { clock?.deadline }
     var clockRunning: Bool { clock?.running != nil }
     var botLevels: ClosedRange<Int>? { type(of: base).botLevels }
