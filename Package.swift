@@ -45,6 +45,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -68,7 +69,12 @@ let package = Package(
         // Benchmark of durable storage: moves per second and commit latency, SQLite and PostgreSQL.
         .executableTarget(name: "storage-bench", dependencies: ["Realtime", "Core"], path: "Benchmarks/storage-bench",
                           exclude: ["run-postgres.sh"]),
-        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Core"]),
+        // swift-crypto's private keys sign the tokens the verifier's tests check.
+        .testTarget(name: "RealtimeTests", dependencies: [
+            "Realtime", "Core",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         // Fills a data directory with resting games, for Benchmarks/resting (start-up and first-watch times).
         .executableTarget(name: "rest-seed", dependencies: ["Realtime", "Core"], path: "Benchmarks/rest-seed"),
         // GRDB to write files as older versions did; PostgresNIO for the tests' own sessions on the server.

@@ -9,6 +9,9 @@ import Core
 import FuzzSupport
 @testable import Realtime
 
+/// A verifier with a secret no fuzzed input knows: every token must be refused, none may crash it.
+private let fuzzVerifier = TokenVerifier(keys: [try! AuthKey.hs256(id: "fuzz", secret: Array("a secret the fuzzer never guesses 0123".utf8))])
+
 @_cdecl("fuzz_frames_main")
 func entry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     fuzzMain(argc, argv, fuzzOne)
@@ -31,7 +34,7 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             for kind in GameCatalog.standard.kinds.map { GameKind($0) } { gesture(type: type, message: message, kind: kind, what) }
         case .create(let kind, let options):
             create(kind: kind, options: options, what)
-        case .join(let game, _, let since, _), .watch(let game, let since, _):
+        case .join(let game, _, let since, _), .watch(let game, let since, _, _):
             require(!game.isEmpty && (since ?? 0) >= 0, "\(what): join or watch of \(game) since \(since ?? -1)")
         case .leave, .list, .show, .hint:
             break
@@ -39,6 +42,9 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             roundTrips(ServerMessage.chat(game: "g", room: .spectators, by: "s1", text: text, at: 0, number: 1).encoded, what)
         case .mute(let who):
             require(!who.isEmpty, "\(what): mute of nobody")
+        case .auth(let jwt):
+            // Any bytes as a token: refused with a reason, never a crash.
+            if case .success = fuzzVerifier.verify(jwt, now: 0) { require(false, "\(what): a fuzzed token verified") }
         }
     }
     return 0

@@ -64,6 +64,41 @@ struct Server: ParsableCommand {
                                valueName: "url"))
     var allowedOrigin: [String] = []
 
+    @Option(name: .customLong("auth-hs256"), help: ArgumentHelp("A file holding the HS256 secret (32 bytes or more) the operator's site signs users' tokens with (PROTOCOL section 19); the file's name without extension is its key id.", valueName: "file"))
+    var authHS256: String?
+
+    @Option(name: .customLong("auth-public-key"), help: ArgumentHelp("A PEM public key (RSA of 2048 bits or more: RS256; P-256: ES256) that signs users' tokens; repeatable, for rotation; a token's kid names a key by its file's name without extension.", valueName: "file"))
+    var authPublicKey: [String] = []
+
+    @Option(name: .customLong("auth-issuer"), help: ArgumentHelp("Every token must carry this iss.", valueName: "iss"))
+    var authIssuer: String?
+
+    @Option(name: .customLong("auth-audience"), help: ArgumentHelp("Every token must carry this aud.", valueName: "aud"))
+    var authAudience: String?
+
+    @Flag(name: .customLong("require-auth"), help: "create, join and say need a signed-in connection (an auth key is needed).")
+    var requireAuth = false
+
+    /// The token verifier the auth flags describe; nil with no key.
+    func tokenVerifier() throws -> TokenVerifier? {
+        var keys: [AuthKey] = []
+        do {
+            if let authHS256 { keys.append(try AuthKey.load(file: authHS256, secret: true)) }
+            for file in authPublicKey { keys.append(try AuthKey.load(file: file, secret: false)) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard !keys.isEmpty else {
+            if requireAuth || authIssuer != nil || authAudience != nil {
+                throw ValidationError("--require-auth, --auth-issuer and --auth-audience need a key: --auth-hs256 or --auth-public-key")
+            }
+            return nil
+        }
+        let ids = keys.map(\.id)
+        guard Set(ids).count == ids.count else { throw ValidationError("two auth keys have the same id (file name): \(ids)") }
+        return TokenVerifier(keys: keys, issuer: authIssuer, audience: authAudience)
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard pingInterval >= 1 else { throw ValidationError("--ping-interval must be at least 1 second") }
@@ -79,6 +114,7 @@ struct Server: ParsableCommand {
             }
         }
         _ = try clientLimits()
+        _ = try tokenVerifier()
         if let retainDays { guard retainDays > 0, retainDays.isFinite else { throw ValidationError("--retain-days must be a positive number of days") } }
     }
 
@@ -123,6 +159,8 @@ struct Server: ParsableCommand {
             options.store = store
             options.retainDays = retainDays
             options.limits = try clientLimits()
+            options.auth = try tokenVerifier()
+            options.requireAuth = requireAuth
             server = try BoardcastServer(options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

@@ -26,6 +26,9 @@ import Testing
             == .join(game: "k7f3q9", token: "t", since: 4))
         #expect(command(#"{"type":"watch","game":"k7f3q9"}"#) == .watch(game: "k7f3q9", since: nil))
         #expect(command(#"{"type":"watch","game":"k7f3q9","replay":true}"#) == .watch(game: "k7f3q9", since: nil, replay: true))
+        #expect(command(#"{"type":"join","game":"k7f3q9"}"#) == .join(game: "k7f3q9", token: nil, since: nil))
+        #expect(command(#"{"type":"watch","game":"k7f3q9","key":"K"}"#) == .watch(game: "k7f3q9", since: nil, key: "K"))
+        #expect(command(#"{"type":"auth","jwt":"a.b.c"}"#) == .auth(jwt: "a.b.c"))
         #expect(command(#"{"type":"leave"}"#) == .leave)
         #expect(command(#"{"type":"list","follow":true}"#) == .list(follow: true))
         #expect(command(#"{"type":"list"}"#) == .list(follow: nil))
@@ -67,7 +70,11 @@ import Testing
         #expect(errorCode(#"{"type":5}"#) == .badRequest)
         #expect(errorCode(#"{"type":"dance"}"#) == .unknownType)
         #expect(errorCode(#"{"type":"create","kind":"chess"}"#) == .badRequest)
-        #expect(errorCode(#"{"type":"join","game":"g"}"#) == .badRequest)
+        // A join without a token is read (a signed-in player's, section 19); the hub answers it.
+        #expect(errorCode(#"{"type":"join","game":"g","token":7}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"watch","game":"g","key":7}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"auth"}"#) == .badRequest)
+        #expect(errorCode(#"{"type":"auth","jwt":""}"#) == .badRequest)
         #expect(errorCode(#"{"type":"watch","game":"g","since":-1}"#) == .badRequest)
         #expect(errorCode(#"{"type":"list","follow":"yes"}"#) == .badRequest)
     }

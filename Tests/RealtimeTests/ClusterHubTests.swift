@@ -161,7 +161,7 @@ final class ClusterHarness {
         case .read(.chat(let token, let game, let through)):
             let lines = (try? node.store.chat(game: game, after: -1, through: through, limit: 10_000)) ?? []
             carryOut(hub(node, .read(.chat(token: token, lines: lines))), on: node)
-        case .read, .solve, .respond, .countError, .countRefusal, .log, .resumeStorage, .close, .remote, .wake:
+        case .read, .solve, .respond, .countError, .countRefusal, .countSignIn, .log, .resumeStorage, .close, .remote, .wake:
             break
         }
     }

@@ -143,7 +143,7 @@ final class HubHarness {
             responses[id] = response
         case .cluster(let action):
             clusterActions.append(action)
-        case .remote, .countError, .countRefusal, .log:
+        case .remote, .countError, .countRefusal, .countSignIn, .log:
             break
         }
         return []

@@ -155,7 +155,7 @@ import Testing
     @Test func anAddressGetsItsLimitThenA429UntilOneCloses() throws {
         var gate = try gate()
         for _ in 0..<2 {
-            #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local))
+            #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local, user: nil))
             gate.opened(local)
         }
         let refused = gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false)
@@ -167,9 +167,9 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self).contains("127.0.0.1"))
         // Another address is not touched.
         let other = ClientAddress("127.0.0.2")!
-        #expect(gate.decide(path: "/ws", peer: other, forwardedFor: nil, origin: nil, stopping: false) == .admit(other))
+        #expect(gate.decide(path: "/ws", peer: other, forwardedFor: nil, origin: nil, stopping: false) == .admit(other, user: nil))
         gate.closed(local)
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local))
+        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local, user: nil))
         gate.closed(local)
         #expect(gate.connections.trackedAddresses == 0, "an address with no open connection takes no room")
     }
@@ -177,11 +177,11 @@ import Testing
     @Test func behindATrustedProxyEachForwardedClientHasItsOwnCount() throws {
         var gate = try gate(max: 1, proxies: ["127.0.0.1"])
         let first = gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.1", origin: nil, stopping: false)
-        #expect(first == .admit(ClientAddress("203.0.113.1")!))
+        #expect(first == .admit(ClientAddress("203.0.113.1")!, user: nil))
         gate.opened(ClientAddress("203.0.113.1")!)
         #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.1", origin: nil, stopping: false)) == 429)
         #expect(gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.2", origin: nil, stopping: false)
-                == .admit(ClientAddress("203.0.113.2")!))
+                == .admit(ClientAddress("203.0.113.2")!, user: nil))
         // An IPv6 client counts with its /64, and is told so.
         let v6 = ClientAddress("2001:db8:0:7::1")!
         gate.opened(v6)
@@ -209,8 +209,8 @@ import Testing
         #expect(response.status == 403 && limit == .origin)
         #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: "https://game.example", stopping: false)) == 429)
         gate.closed(local)
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: "https://game.example", stopping: false) == .admit(local))
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local))
+        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: "https://game.example", stopping: false) == .admit(local, user: nil))
+        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local, user: nil))
         #expect(status(gate.decide(path: "/other", peer: local, forwardedFor: nil, origin: nil, stopping: false)) == 404)
         #expect(status(gate.decide(path: nil, peer: local, forwardedFor: nil, origin: nil, stopping: false)) == 404)
         #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: true)) == 503)

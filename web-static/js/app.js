@@ -1,7 +1,8 @@
 // @ts-check
-/** The page: one connection, a status line, and a router over lobby, game and replay. */
+/** The page: one connection, a status line, who we are signed in as, and a router over lobby, game and replay. */
 import { Connection, serverURL } from "./net.js";
-import { parseRoute, routeHash, rememberToken } from "./routes.js";
+import { parseRoute, routeHash, rememberToken, rememberKey, knownKey, knownTokens } from "./routes.js";
+import { Auth, showAuth, takeFragmentToken } from "./auth.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
 import { ReplayView } from "./replay.js";
@@ -10,7 +11,13 @@ import { el } from "./ui.js";
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const statusLine = /** @type {HTMLElement} */ (document.getElementById("conn-status"));
 
+// A token handed over in the fragment (`#auth=JWT&/route`) leaves the address bar
+// before anything reads it, and before the connection is made (auth.js).
+const handed = takeFragmentToken();
 const conn = new Connection(serverURL());
+// Registered first: `auth` goes out before anything else on every (re)connect.
+const auth = new Auth(conn, handed);
+showAuth(/** @type {HTMLElement} */ (document.getElementById("auth-status")), auth);
 
 // ---- connection status -------------------------------------------------
 
@@ -47,7 +54,9 @@ let current = null;
 
 /** @param {import("./routes.js").Route} route */
 function routeKey(route) {
-  return route.name === "play" ? `play:${route.game}:${route.token}` : route.name === "lobby" ? "lobby" : `${route.name}:${route.game}`;
+  if (route.name === "lobby") return "lobby";
+  if (route.name === "play") return `play:${route.game}:${route.token ?? ""}`;
+  return `${route.name}:${route.game}:${route.key ?? ""}`;
 }
 
 /** @param {import("./routes.js").Route} route @param {any} [extra] */
@@ -62,17 +71,19 @@ function mount(route, extra = {}) {
   let view;
   switch (route.name) {
     case "play":
-      view = new GameView(main, conn, { game: route.game, token: route.token, role: "player", ...extra });
+      // `#/play/GAME` without a token: the one this browser holds, else a signed-in
+      // player's seat back (the server knows who played it).
+      view = new GameView(main, conn, { game: route.game, token: route.token ?? knownTokens()[route.game], role: "player", auth, ...extra });
       break;
     case "watch":
-      view = new GameView(main, conn, { game: route.game, role: "spectator" });
+      view = new GameView(main, conn, { game: route.game, role: "spectator", key: route.key, auth });
       break;
     case "replay":
-      view = new ReplayView(main, conn, route.game);
+      view = new ReplayView(main, conn, route.game, route.key ?? knownKey(route.game));
       break;
     default:
       document.title = "Boardcast";
-      view = new LobbyView(main, conn, create);
+      view = new LobbyView(main, conn, create, auth);
   }
   current = { key, view };
 }
@@ -90,6 +101,8 @@ async function create(kind, options) {
     if (m.type !== "created") return;
     off();
     rememberToken(m.game, m.token);
+    // A game watched by link only (or by its players only) has a watch key for its players to share.
+    if (typeof m.key === "string" && m.key) rememberKey(m.game, m.key);
     const route = { name: /** @type {const} */ ("play"), game: m.game, token: m.token };
     mount(route, { adopt: true, kind });
     history.pushState(null, "", routeHash(route));
@@ -103,6 +116,9 @@ async function create(kind, options) {
 }
 
 function route() {
+  // A token handed over in a fragment after load (a link opened in this tab): out of the address bar, and used.
+  const fresh = takeFragmentToken();
+  if (fresh) auth.use(fresh);
   const r = parseRoute(location);
   if (location.search && r.name !== "lobby") {
     // Turn ?game=&token= links into the hash form the rest of the page uses.
@@ -116,4 +132,5 @@ window.addEventListener("popstate", route);
 route();
 
 // Exposed for the browser tests and for poking at from the console.
-/** @type {any} */ (window).boardcast = { conn, get view() { return current?.view; } };
+// (Who we are signed in as, never the token.)
+/** @type {any} */ (window).boardcast = { conn, get view() { return current?.view; }, get auth() { return { ...auth.current }; } };

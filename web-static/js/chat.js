@@ -10,6 +10,7 @@
  * @typedef {object} ChatLine
  * @property {"players" | "spectators"} room
  * @property {string} by `p1`... for players, `s1`... for spectators
+ * @property {string} [name] the signed-in user's name who said it (PROTOCOL section 19)
  * @property {string} text shown as text, never as HTML
  * @property {string} at RFC 3339 UTC
  * @property {number} [seq] in a replay: the game's seq when it was said
@@ -28,7 +29,10 @@ export function chatKey(line) {
 /** A `chat` message as a line, or null when it is not one. @param {any} m @returns {ChatLine | null} */
 export function chatLine(m) {
   if (!m || (m.room !== "players" && m.room !== "spectators") || typeof m.by !== "string" || typeof m.text !== "string") return null;
-  return { room: m.room, by: m.by, text: m.text, at: typeof m.at === "string" ? m.at : "" };
+  /** @type {ChatLine} */
+  const line = { room: m.room, by: m.by, text: m.text, at: typeof m.at === "string" ? m.at : "" };
+  if (typeof m.name === "string" && m.name) line.name = m.name;
+  return line;
 }
 
 /**

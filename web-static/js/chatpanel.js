@@ -214,7 +214,9 @@ export class ChatPanel {
   lineNode(line) {
     const mine = this.options.isMine?.(line.by) ?? false;
     const muted = line.room === "spectators" && this.muted.has(line.by);
-    const who = el("strong.chat-by", { title: line.by }, mine ? "you" : line.by);
+    // A signed-in user's line carries their name (PROTOCOL section 19); else the player id or spectator name.
+    const shown = line.name || line.by;
+    const who = el("strong.chat-by", { title: line.name ? `${line.name} (${line.by})` : line.by }, mine ? "you" : shown);
     if (line.room === "players") who.style.color = playerColor(line.by);
     const parts = [
       who,
@@ -225,7 +227,7 @@ export class ChatPanel {
     if (this.canMute && this.options.mute && line.room === "spectators" && !muted && !mine) {
       const mute = this.options.mute;
       parts.push(el("button.btn.small.ghost.chat-mute", {
-        type: "button", title: `Stop ${line.by} writing in this game`, "aria-label": `Mute ${line.by}`,
+        type: "button", title: `Stop ${shown} writing in this game`, "aria-label": `Mute ${shown}`,
         onclick: () => mute(line.by),
       }, "Mute"));
     }

@@ -88,15 +88,18 @@ export function endOf(state) {
 
 /**
  * How a sentence names a seat: "You" for this page's, "Computer" for a bot's
- * (PROTOCOL section 18), else the seat ("p2").
+ * (PROTOCOL section 18), the name of the signed-in user who holds it (section 19),
+ * else the seat ("p2").
  * @param {string | null | undefined} seat
  * @param {string | undefined} you
  * @param {any} [bots] the seats bots play
  * @param {boolean} [start] at the start of a sentence
+ * @param {{[seat: string]: string}} [names] the seats' signed-in users' names
  */
-export function seatWord(seat, you, bots, start = true) {
+export function seatWord(seat, you, bots, start = true, names = {}) {
   if (seat && seat === you) return start ? "You" : "you";
   if (botLevel(bots, seat)) return start ? "Computer" : "the computer";
+  if (seat && typeof names?.[seat] === "string" && names[seat]) return names[seat];
   return String(seat ?? "");
 }
 
@@ -106,10 +109,11 @@ export function seatWord(seat, you, bots, start = true) {
  * @param {any} state
  * @param {string | undefined} you
  * @param {any} [bots] the seats bots play
+ * @param {{[seat: string]: string}} [names] the seats' signed-in users' names
  */
-export function turnText(state, you, bots) {
+export function turnText(state, you, bots, names = {}) {
   if (!state) return "";
-  const who = (/** @type {string} */ seat, start = true) => seatWord(seat, you, bots, start);
+  const who = (/** @type {string} */ seat, start = true) => seatWord(seat, you, bots, start, names);
   switch (state.status) {
     case "waiting":
       return you ? "Waiting for an opponent" : "Waiting for a second player";
@@ -138,6 +142,7 @@ export function turnText(state, you, bots) {
  * @property {() => (string | undefined)} you this page's seat
  * @property {(() => number) | null} [now] the server's time (turn clocks count down from it); none in a replay
  * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels
+ * @property {() => {[seat: string]: string}} [names] the seats' signed-in users' names (PROTOCOL section 19)
  */
 
 /** A disc element of a seat. @param {string} seat @param {string} [cls] */
@@ -173,7 +178,7 @@ export class FourView {
 
     this.turn = el("p.four-turn", { role: "status", "aria-live": "polite" });
     // A clock per seat (PROTOCOL section 17), next to its name, when the state has clocks.
-    this.clocks = new ClockView({ now: options.now ?? null, label: (seat) => seatWord(seat, this.you, this.bots) });
+    this.clocks = new ClockView({ now: options.now ?? null, label: (seat) => seatWord(seat, this.you, this.bots, true, this.names) });
     /** @type {Map<string, {item: HTMLElement, name: HTMLElement}>} the legend's seats */
     this.seatItems = new Map();
     this.legend = el("ul.four-seats", { "aria-label": "Seats" }, ...SEATS.map((seat) => {
@@ -209,6 +214,16 @@ export class FourView {
   /** The seats bots play here, with their levels. @returns {{[seat: string]: number}} */
   get bots() {
     return this.options.bots?.() ?? {};
+  }
+
+  /** The seats' signed-in users' names. @returns {{[seat: string]: string}} */
+  get names() {
+    return this.options.names?.() ?? {};
+  }
+
+  /** The names changed: the seats and the turn line say them. */
+  namesChanged() {
+    if (this.state) this.paintHead();
   }
 
   /** Whether a disc dropped now is this page's move. */
@@ -332,7 +347,8 @@ export class FourView {
     const s = this.state;
     const you = this.you;
     const bots = this.bots;
-    const text = turnText(s, you, bots);
+    const names = this.names;
+    const text = turnText(s, you, bots, names);
     const chipSeat = s.status === "playing" ? s.turn : s.status === "won" ? s.winner : null;
     this.turn.replaceChildren(chipSeat ? discNode(chipSeat, ".chip") : "", el("span.four-turn-text", {}, text));
     this.turn.dataset.mine = String(this.myTurn);
@@ -340,15 +356,20 @@ export class FourView {
     for (const [seat, { item, name }] of this.seatItems) {
       item.classList.toggle("to-move", s.turn === seat && s.status === "playing");
       const level = botLevel(bots, seat);
-      const key = level ? `bot:${level}` : seat === you ? "you" : "seat";
+      // A signed-in user's seat shows their name (PROTOCOL section 19), else the seat.
+      const called = names[seat] || seat;
+      const key = level ? `bot:${level}` : seat === you ? `you:${called}` : `seat:${called}`;
       if (item.dataset.who !== key) {
         item.dataset.who = key;
         if (level) item.dataset.bot = String(level);
         else delete item.dataset.bot;
+        if (names[seat]) item.dataset.name = names[seat];
+        else delete item.dataset.name;
+        item.title = names[seat] ? `${names[seat]} (${seat})` : "";
         // Where room is short (a phone, with clocks) the page's style shows "You" for "p1 (you)".
         name.replaceChildren(level ? botTag(level) : seat === you
-          ? el("span.seat-you", {}, el("span.you-long", {}, `${seat} (you)`), el("span.you-short", { "aria-hidden": "true" }, "You"))
-          : seat);
+          ? el("span.seat-you", {}, el("span.you-long", {}, `${called} (you)`), el("span.you-short", { "aria-hidden": "true" }, "You"))
+          : called);
       }
     }
     const inviting = s.status === "waiting" && !!you && !!this.invite;
@@ -593,6 +614,11 @@ export class FourPlay {
     return this.shell.session.bots ?? {};
   }
 
+  /** The seats' signed-in users' names. */
+  get names() {
+    return this.shell.session.names ?? {};
+  }
+
   get over() {
     const s = this.state;
     return !!s && (s.status === "won" || s.status === "drawn");
@@ -643,14 +669,14 @@ export class FourPlay {
       const first = this.state?.turn;
       const bot = botLevel(this.bots, you ? otherSeat(you) : null);
       if (bot) toast(`You play the computer (${LEVELS[bot]?.toLowerCase() ?? `level ${bot}`}): ${first === you ? "you start" : "it starts"}`);
-      else toast(you ? `Your opponent is here: ${first === you ? "you start" : `${first} starts`}!` : "Both seats are taken: the game is on");
+      else toast(you ? `Your opponent is here: ${first === you ? "you start" : `${seatWord(first, you, this.bots, true, this.names)} starts`}!` : "Both seats are taken: the game is on");
     } else if (e.event === "won" || e.event === "drawn") {
       this.showEnd(e);
     } else if (e.event === "reset") {
       this.shell.hideWon();
       this.board.clearHint();
       const first = this.state?.turn;
-      toast(`A new game: ${first === you ? "you start" : `${seatWord(first, you, this.bots, false)} starts`}`);
+      toast(`A new game: ${first === you ? "you start" : `${seatWord(first, you, this.bots, false, this.names)} starts`}`);
     }
   }
 
@@ -662,8 +688,9 @@ export class FourPlay {
     const winner = drawn ? null : String(info.by ?? this.state?.winner ?? "");
     const loser = winner ? otherSeat(winner) : null;
     const bots = this.bots;
-    const title = drawn ? "It\u2019s a draw" : you ? (winner === you ? "You won!" : "You lost") : `${seatWord(winner, you, bots)} wins!`;
-    const who = (/** @type {string | null} */ seat, start = true) => seatWord(seat, you, bots, start);
+    const names = this.names;
+    const title = drawn ? "It\u2019s a draw" : you ? (winner === you ? "You won!" : "You lost") : `${seatWord(winner, you, bots, true, names)} wins!`;
+    const who = (/** @type {string | null} */ seat, start = true) => seatWord(seat, you, bots, start, names);
     const why = drawn ? "The board is full"
       : info.reason === "resign" ? `${who(loser)} resigned`
       : info.reason === "time" ? `${who(loser)} ran out of time`
@@ -840,7 +867,7 @@ export const fourGame = {
   playersReadSpectatorsAfter: true,
   title: () => ({ name: "Four in a row" }),
   board: (host, options) => new FourView(host, {
-    interactive: options.interactive, send: options.send, you: options.you, now: options.now ?? null, bots: options.bots,
+    interactive: options.interactive, send: options.send, you: options.you, now: options.now ?? null, bots: options.bots, names: options.names,
   }),
   play: (shell, board) => new FourPlay(shell, board),
   replayStart: "An empty board",

@@ -12,7 +12,7 @@ import { ShakeDetector } from "./motion.js";
 import { ChatPanel } from "./chatpanel.js";
 import { formatDelay } from "./chat.js";
 import { el, icon, toast, copyText, formatDuration, plural } from "./ui.js";
-import { routeHash, routeURL, rememberToken, forgetToken, knownSeat, rememberSeat } from "./routes.js";
+import { routeHash, routeURL, rememberToken, forgetToken, knownSeat, rememberSeat, rememberKey, knownKey } from "./routes.js";
 
 export { LOST_DEAL_TEXT } from "./tableplay.js";
 
@@ -24,13 +24,16 @@ export class GameView {
   /**
    * @param {HTMLElement} host
    * @param {Connection} conn
-   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, kind?: string}} options
+   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, kind?: string, key?: string,
+   *   auth?: import("./auth.js").Auth}} options
+   *   key: a spectator's watch key (`#/watch/GAME/KEY`); auth: this page's sign-in, if any
    */
   constructor(host, conn, options) {
     this.conn = conn;
     this.game = options.game;
     this.token = options.token;
     this.role = options.role;
+    this.auth = options.auth ?? null;
     /** @type {string | null} */
     this.kind = options.kind || null;
     /** @type {GameKind | null} the kind's descriptor */
@@ -74,6 +77,8 @@ export class GameView {
     this.session = new GameSession(conn, {
       game: this.game, token: this.token, role: this.role, adopt: options.adopt,
       seat: this.token ? knownSeat(this.game) : undefined,
+      key: options.key,
+      signedIn: () => !!this.auth?.hasToken,
     });
     this.session.on("joined", (m) => this.joined(m));
     this.session.on("change", (c) => this.changed(c));
@@ -83,6 +88,8 @@ export class GameView {
     this.session.on("fatal", (error) => this.fatal(error));
     this.session.on("seat", (s) => this.seatRefused(s));
     this.session.on("chat", (log) => this.chat.setLines(log.lines));
+    this.session.on("names", () => this.namesChanged());
+    this.session.on("left", () => this.replaced());
     this.paintChatMember();
     this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
     document.addEventListener("keydown", this.keyHandler);
@@ -106,6 +113,13 @@ export class GameView {
     if (!this.kind || this.kind !== m.kind) this.setKind(m.kind);
     // A reload of this tab sits down at the same seat.
     if (this.gameKind?.seats && m.role === "player" && m.you) rememberSeat(this.game, m.you);
+    // A player's watch key, for the watch and replay links of a game watched by link (PROTOCOL section 19).
+    if (m.role === "player" && typeof m.key === "string" && m.key) rememberKey(this.game, m.key);
+    if (this.root.dataset.watch !== this.session.watch) {
+      this.root.dataset.watch = this.session.watch;
+      // The Replay tool goes in a game nobody may watch.
+      if (this.gameKind) this.buildTools();
+    }
     this.buildShare();
     this.paintChatMember();
   }
@@ -178,7 +192,7 @@ export class GameView {
     const send = (/** @type {any} */ message) => this.command(message);
     this.board = this.gameKind.board(this.boardHost, {
       interactive: this.isPlayer, send, you: () => this.session.you,
-      now: () => this.session.shownNow(), bots: () => this.session.bots,
+      now: () => this.session.shownNow(), bots: () => this.session.bots, names: () => this.session.names,
     });
     this.play = this.gameKind.play(this, this.board);
     if (this.session.state) this.board.setState(this.session.state, false);
@@ -212,7 +226,8 @@ export class GameView {
     if (this.isPlayer && ShakeDetector.needsPermission() && !this.shake.listening) {
       tools.push(this.tool("Shake", "shake", "", () => this.enableShake(), "shake-enable"));
     }
-    tools.push(el("a.btn.tool.replay-link", { href: routeHash({ name: "replay", game: this.game }), title: "Replay from the start" }, icon("replay"), el("span.label", {}, "Replay")));
+    // A game with no spectators has no replay either (PROTOCOL section 19).
+    if (this.session.watch !== "players") tools.push(el("a.btn.tool.replay-link", { href: routeHash(this.replayRoute()), title: "Replay from the start" }, icon("replay"), el("span.label", {}, "Replay")));
     // On a phone the chat is under the table, out of sight: this takes you there.
     tools.push(el("button.btn.tool.chat-jump", { type: "button", title: "Chat", onclick: () => this.chat.reveal() }, icon("chat"), el("span.label", {}, "Chat"), this.unreadBadge));
     this.tools.replaceChildren(...tools);
@@ -231,8 +246,21 @@ export class GameView {
     return this.isPlayer && this.token ? routeURL({ name: "play", game: this.game, token: this.token }) : null;
   }
 
+  /**
+   * The replay of this game, with the watch key when it has one (a player's `joined`
+   * gives it; a spectator came with it).
+   */
+  replayRoute() {
+    return /** @type {const} */ ({ name: "replay", game: this.game, key: this.session.key });
+  }
+
+  /** The watch link: with the key of a game watched by link (`#/watch/GAME/KEY`). */
+  watchURL() {
+    return routeURL({ name: "watch", game: this.game, key: this.session.key });
+  }
+
   buildShare() {
-    const watchURL = routeURL({ name: "watch", game: this.game });
+    const watchURL = this.watchURL();
     const copy = (/** @type {string} */ label, /** @type {string} */ url, /** @type {string} */ cls, /** @type {string} */ what) =>
       el(`button.btn.small.share-btn.${cls}`, {
         type: "button",
@@ -240,7 +268,10 @@ export class GameView {
         title: `Copy the ${what} link`,
         onclick: () => this.copyLink(url, what),
       }, icon("link"), el("span.label", {}, label));
-    const buttons = [copy("Watch link", watchURL, "share-watch", "watch")];
+    // A game for its players only has nobody to share a watch link with.
+    const buttons = this.session.watch === "players"
+      ? [el("span.badge.players-only", { title: "Nobody may watch this game" }, "Players only")]
+      : [copy("Watch link", watchURL, "share-watch", "watch")];
     const play = this.playURL();
     if (play) buttons.push(copy("Play link", play, "share-play", "play"));
     this.share.replaceChildren(...buttons);
@@ -280,10 +311,31 @@ export class GameView {
 
   updatePresence() {
     const { players, spectators } = this.session;
+    // The signed-in players by name (PROTOCOL section 19): whoever holds a seat, here or not.
+    const names = Object.entries(this.session.names).sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true }));
+    const you = this.isPlayer ? this.session.you : undefined;
     this.presence.replaceChildren(
       el("span.presence-players", {}, plural(players, "player")),
+      names.length ? el("span.presence-names", { title: "Players signed in" },
+        ...names.flatMap(([player, name], i) => [i ? ", " : "", el("span.presence-name", { dataset: { player } }, player === you ? `${name} (you)` : name)])) : null,
       el("span.presence-watching", {}, `${spectators} watching`));
     this.play?.presence?.(players);
+  }
+
+  /** The players' names changed: on the seats and in the presence line. */
+  namesChanged() {
+    this.board?.namesChanged?.();
+    this.updatePresence();
+  }
+
+  /** Another page of the same signed-in user took this game's seat (`left`): say so, offer it back. */
+  replaced() {
+    this.showOverlay("replaced", "Playing in another window", [
+      el("p.won-sub", {}, `You opened this ${this.gameKind?.noun ?? "game"} in another window or on another device, which plays it now.`),
+    ], [
+      el("button.btn.primary.take-back", { type: "button", onclick: () => { this.hideWon(); this.session.takeBack(); } }, "Play here"),
+      el("a.btn", { href: "#/" }, "Back to the lobby"),
+    ]);
   }
 
   /** @param {any} e */
@@ -301,9 +353,10 @@ export class GameView {
     return el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v)))));
   }
 
-  /** The won message's link to the replay. */
+  /** The won message's link to the replay (none in a game nobody may watch). */
   replayButton() {
-    return el("a.btn.won-replay", { href: routeHash({ name: "replay", game: this.game }) }, "Replay");
+    if (this.session.watch === "players") return null;
+    return el("a.btn.won-replay", { href: routeHash(this.replayRoute()) }, "Replay");
   }
 
   /**
@@ -361,21 +414,35 @@ export class GameView {
 
   /** @param {any} error */
   fatal(error) {
+    const forbidden = error.code === "forbidden";
+    const why = String(error.message || error.code);
+    // Watching refused (PROTOCOL section 19): a game watched by link, without its key
+    // or with a wrong one, or a game for its players only.
+    const watching = forbidden && this.session.sent === "watch";
+    // A player without the token, whom the server does not know in this game.
+    const unknown = forbidden && !watching && !this.token;
     // A game with seats refuses a valid token when no seat is free (the message says which).
-    const seats = error.code === "forbidden" && /\bseat/.test(String(error.message));
+    const seats = forbidden && !watching && /\bseat/.test(why);
     const noun = this.gameKind?.noun ?? "game";
-    const body = [el("h2", {}, error.code === "not-found" ? "No such game" : seats ? "No free seat" : "Cannot open this game"),
-      el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.`
-        : seats ? `You cannot sit down at this ${noun}: ${error.message}.`
-        : error.code === "forbidden" ? "This play link's token is not valid for this game." : error.message)];
+    const name = this.auth?.name;
+    const title = error.code === "not-found" ? "No such game" : watching ? "You may not watch this game" : seats ? "No free seat" : "Cannot open this game";
+    const text = error.code === "not-found" ? `There is no game ${this.game} on this server.`
+      : watching ? (/spectator/.test(why) ? `This ${noun} is for its players only: nobody may watch it.`
+        : `Only people with its watch link may watch this ${noun}, and this link has no key or a wrong one. Ask a player for the watch link.`)
+      : seats ? `You cannot sit down at this ${noun}: ${why}.`
+      : unknown ? `${name ? `You are signed in as ${name}, who did not play this ${noun}` : "You are not signed in"}: open its play link instead.`
+      : forbidden ? "This play link's token is not valid for this game." : why;
+    // The server's own words too, where ours put them in other words.
+    const detail = watching || unknown ? el("p.notice-detail", {}, `The server says: ${why}.`) : null;
+    const body = [el("h2", {}, title), el("p.notice-why", {}, text), detail];
     const actions = [el("a.btn.primary", { href: "#/" }, "Back to the lobby")];
-    if (error.code === "forbidden") actions.push(el("a.btn", { href: routeHash({ name: "watch", game: this.game }) }, "Watch instead"));
+    if (forbidden && !watching) actions.push(el("a.btn", { href: routeHash({ name: "watch", game: this.game, key: knownKey(this.game) }) }, "Watch instead"));
     this.session.close();
     this.play?.destroy?.();
     this.play = null;
     this.board?.destroy();
     this.board = null;
-    if ((error.code === "forbidden" && !seats) || error.code === "not-found") forgetToken(this.game);
+    if ((forbidden && !seats && this.token) || error.code === "not-found") forgetToken(this.game);
     rememberSeat(this.game, undefined);
     this.tools.replaceChildren();
     this.share.replaceChildren();
@@ -388,7 +455,7 @@ export class GameView {
     this.title.textContent = "Game not available";
     this.chat.root.hidden = true;
     this.body.classList.add("no-chat");
-    this.boardHost.replaceChildren(el("div.notice", { role: "alert" }, ...body, el("div.notice-actions", {}, ...actions)));
+    this.boardHost.replaceChildren(el("div.notice", { role: "alert", dataset: { code: String(error.code), why: watching ? "watch" : unknown ? "unknown" : seats ? "seat" : "" } }, ...body, el("div.notice-actions", {}, ...actions)));
   }
 
   destroy() {

@@ -40,10 +40,12 @@
  * @property {() => number} [now] the server's time in ms (PROTOCOL section 17): turn clocks count down
  *   from it; left out (a replay), clocks show what each state stored
  * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels (PROTOCOL section 18)
+ * @property {() => {[player: string]: string}} [names] the players' signed-in users' names (PROTOCOL section 19)
  *
  * @typedef {object} Board
  * @property {(state: any, animate: boolean) => void} setState
  * @property {() => void} destroy
+ * @property {() => void} [namesChanged] the names changed (a board that shows names draws them again)
  *
  * What the game view offers a kind's Play (game.js's GameView is one):
  * @typedef {object} Shell
@@ -59,7 +61,7 @@
  * @property {(kind: string, title: string, body: (Node | null)[], actions: Node[], art?: Node) => void} showOverlay
  * @property {() => void} hideWon
  * @property {(info: any) => HTMLElement} figures moves, score and time as a row
- * @property {() => HTMLElement} replayButton the won message's link to the replay
+ * @property {() => (HTMLElement | null)} replayButton the won message's link to the replay (none in a game nobody may watch)
  * @property {() => (string | null)} playURL the play link to share, if this page holds the token
  * @property {(url: string, what: string) => Promise<void>} copyLink copies a link ("play", "watch"), or shows it to copy
  *

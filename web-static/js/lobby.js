@@ -15,6 +15,27 @@ import { clockLabel } from "./clocks.js";
 /** The spectator delays a new game may have (PROTOCOL section 15), in seconds. */
 export const DELAYS = [0, 10, 30, 60, 120];
 
+/** Who may watch a new game (PROTOCOL section 19): the `watch` option's values, and how the lobby says them. */
+export const WATCH_CHOICES = /** @type {const} */ ([
+  ["anyone", "Anyone"],
+  ["link", "People with the link"],
+  ["players", "Players only"],
+]);
+
+/**
+ * The names of a lobby object's signed-in players, in seat order ("Ada", "Grace").
+ * @param {any} g
+ * @returns {string[]}
+ */
+export function namesOf(g) {
+  const names = g?.names;
+  if (!names || typeof names !== "object") return [];
+  return Object.entries(names)
+    .filter(([, n]) => typeof n === "string" && n)
+    .sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true }))
+    .map(([, n]) => /** @type {string} */ (n));
+}
+
 /** How a lobby row shows each status. @type {{[status: string]: {label: string, cls: string}}} */
 const STATUS = {
   playing: { label: "Playing", cls: "playing" },
@@ -41,14 +62,16 @@ export class LobbyView {
    * @param {HTMLElement} host
    * @param {Connection} conn
    * @param {(kind: string, options: any) => Promise<void>} create
+   * @param {import("./auth.js").Auth} [auth] this page's sign-in: a signed-in player's games offer Play
    */
-  constructor(host, conn, create) {
+  constructor(host, conn, create, auth) {
     this.conn = conn;
     this.create = create;
+    this.auth = auth ?? null;
     /** @type {any[] | null} */
     this.games = null;
     /** What the next game is created with; the form controls only change it (each kind's tiles add their own). */
-    this.choices = { winnable: false, delay: 0 };
+    this.choices = { winnable: false, delay: 0, watch: "anyone" };
     this.list = el("div.game-list", { "aria-live": "polite", "aria-busy": "true" }, el("p.muted.loading", {}, "Loading games\u2026"));
     /** @type {import("./games.js").LobbyContext} */
     const lobby = {
@@ -72,6 +95,11 @@ export class LobbyView {
     delay.addEventListener("change", () => { this.choices.delay = Number(delay.value); });
     const delayChoice = el("label.delay-choice", { for: "spectator-delay", title: "Spectators see every game you start this many seconds after the players" },
       el("strong", {}, "Spectator delay"), delay);
+    const watch = /** @type {HTMLSelectElement} */ (el("select#who-may-watch.who-may-watch", {},
+      ...WATCH_CHOICES.map(([value, label]) => el("option", { value, selected: value === this.choices.watch }, label))));
+    watch.addEventListener("change", () => { this.choices.watch = watch.value; });
+    const watchChoice = el("label.delay-choice.watch-choice", { for: "who-may-watch", title: "Who may watch the games you start: anyone (listed in the lobby), only people you give the watch link, or nobody but the players" },
+      el("strong", {}, "Who may watch"), watch);
     const linkInput = /** @type {HTMLInputElement} */ (el("input#open-link", { type: "text", placeholder: "Paste a game link or id", autocomplete: "off", spellcheck: "false", "aria-label": "Game link or id" }));
     const openForm = el("form.open-form", {
       onsubmit: (/** @type {Event} */ e) => {
@@ -87,12 +115,14 @@ export class LobbyView {
       computerTiles.length ? el("section.computer-games", { "aria-labelledby": "computer-title" },
         el("h2#computer-title.section-title", {}, icon("bot"), "Play the computer"),
         el("div.create-row.computer-row", {}, ...computerTiles)) : null,
-      el("div.create-options", {}, winnableChoice, delayChoice),
+      el("div.create-options", {}, winnableChoice, delayChoice, watchChoice),
       el("div.list-head", {}, el("h2", {}, "Live games"), openForm),
       this.list);
     host.append(this.root);
     this.offMessage = conn.onMessage((m) => { if (m.type === "lobby" && Array.isArray(m.games)) this.show(m.games); });
     this.offOpen = conn.onOpen(() => this.follow(true));
+    // Signed in (or out): the games this user played offer Play.
+    this.offAuth = this.auth?.onChange(() => { if (this.games) this.show(this.games); }) ?? (() => {});
     if (conn.status === "open") this.follow(true);
     this.clock = window.setInterval(() => { if (this.games) this.show(this.games); }, 30000);
   }
@@ -107,9 +137,14 @@ export class LobbyView {
     return this.withDelay(this.choices.winnable ? { ...options, winnable: true } : options);
   }
 
-  /** Any game's options, with the spectator delay when one is chosen (PROTOCOL section 15). @param {any} options */
+  /**
+   * Any game's options, with the spectator delay when one is chosen (PROTOCOL section 15)
+   * and who may watch when not anyone (section 19).
+   * @param {any} options
+   */
   withDelay(options) {
-    return this.choices.delay ? { ...options, delay: this.choices.delay } : options;
+    const delayed = this.choices.delay ? { ...options, delay: this.choices.delay } : options;
+    return this.choices.watch && this.choices.watch !== "anyone" ? { ...delayed, watch: this.choices.watch } : delayed;
   }
 
   /** @param {HTMLButtonElement} button @param {string} kind @param {any} options */
@@ -134,6 +169,9 @@ export class LobbyView {
     const focused = /** @type {HTMLElement | null} */ (document.activeElement);
     const focusKey = focused && this.list.contains(focused) ? focused.dataset.focusKey : undefined;
     const tokens = knownTokens();
+    // Signed in: a game whose seats carry our name may be ours to take back without its token
+    // (the server decides: it knows who played, the lobby only names).
+    const me = this.auth?.name;
     const live = (/** @type {any} */ g) => (g.status === "playing" || g.status === "waiting" ? 0 : 1);
     const sorted = [...games].sort((a, b) => live(a) - live(b) || String(b.updated).localeCompare(String(a.updated)));
     if (!sorted.length) {
@@ -148,6 +186,8 @@ export class LobbyView {
       const kind = game ? game.lobbyLabel?.(g) ?? game.name : String(g.kind);
       const seated = !!game?.seats;
       const status = STATUS[g.status] ?? STATUS.playing;
+      const names = namesOf(g);
+      const mine = !token && !!me && names.includes(me);
       return el("article.game-row", { dataset: { game: g.game, kind: g.kind, status: g.status } },
         el("span.row-art", { "aria-hidden": "true" }, icon(game?.icon ?? "cards")),
         el("div.row-main", {},
@@ -155,6 +195,7 @@ export class LobbyView {
             el(`span.badge.${status.cls}`, {}, status.label)),
           el("div.row-meta", {},
             el("span.players", {}, seated ? `${seatedCount(g)} of ${g.seats ?? game?.seatCount ?? "?"} seated` : plural(g.players ?? 0, "player")),
+            names.length ? el("span.names", { title: "Players signed in" }, names.join(" \u00b7 ")) : null,
             el("span.spectators", {}, `${g.spectators ?? 0} watching`),
             el("span.moves", {}, plural(g.seq ?? 0, "move")),
             Object.keys(botsOf(g.bots)).length ? el("span.bots", { title: "Seats the computer plays" }, icon("bot"), botsSummary(g.bots)) : null,
@@ -162,7 +203,8 @@ export class LobbyView {
             delayOf(g) ? el("span.delay", { title: "Spectators see this game this much later than its players" }, `${formatDelay(delayOf(g))} delay`) : null,
             el("span.updated", {}, timeAgo(g.updated)))),
         el("div.row-actions", {},
-          token ? link("Play", routeHash({ name: "play", game: g.game, token }), "play") : null,
+          token ? link("Play", routeHash({ name: "play", game: g.game, token }), "play")
+            : mine ? link("Play", routeHash({ name: "play", game: g.game }), "play") : null,
           link("Watch", routeHash({ name: "watch", game: g.game }), "watch"),
           link("Replay", routeHash({ name: "replay", game: g.game }), "replay")));
     });
@@ -173,6 +215,7 @@ export class LobbyView {
   destroy() {
     this.offMessage();
     this.offOpen();
+    this.offAuth();
     clearInterval(this.clock);
     if (this.conn.status === "open") this.follow(false);
     this.root.remove();

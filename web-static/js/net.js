@@ -50,6 +50,8 @@ export class Connection {
     this.statusListeners = new Set();
     /** @type {Set<() => void>} called on every (re)open, before queued messages go out */
     this.openListeners = new Set();
+    /** @type {Set<() => void>} called on every (re)open before the others: what must go first (signing in) */
+    this.firstOpenListeners = new Set();
     /** @type {Message[]} */
     this.outbox = [];
     /** @type {number | undefined} */
@@ -71,6 +73,7 @@ export class Connection {
       if (this.socket !== socket) return;
       this.attempt = 0;
       this.setStatus("open");
+      for (const listener of this.firstOpenListeners) listener();
       for (const listener of this.openListeners) listener();
       // Messages sent while disconnected, then un-acked game commands again with
       // their original ids: the server applies an id at most once.
@@ -188,10 +191,15 @@ export class Connection {
     return () => this.statusListeners.delete(listener);
   }
 
-  /** @param {() => void} listener @returns {() => void} */
-  onOpen(listener) {
-    this.openListeners.add(listener);
-    return () => this.openListeners.delete(listener);
+  /**
+   * @param {() => void} listener
+   * @param {boolean} [first] before every other listener and queued message (what a connection must send first)
+   * @returns {() => void}
+   */
+  onOpen(listener, first = false) {
+    const set = first ? this.firstOpenListeners : this.openListeners;
+    set.add(listener);
+    return () => set.delete(listener);
   }
 }
 

@@ -38,9 +38,14 @@ export function seatName(seat) {
   return seat.toUpperCase();
 }
 
-/** A seat's name, saying when the computer plays it (PROTOCOL section 18): "P2 (computer)". @param {string} seat @param {any} bots */
-export function playerName(seat, bots) {
-  return botLevel(bots, seat) ? `${seatName(seat)} (computer)` : seatName(seat);
+/**
+ * A seat's name, saying when the computer plays it (PROTOCOL section 18): "P2 (computer)";
+ * the name of the signed-in user who holds it (section 19), else "P2".
+ * @param {string} seat @param {any} bots @param {{[seat: string]: string}} [names]
+ */
+export function playerName(seat, bots, names = {}) {
+  if (botLevel(bots, seat)) return `${seatName(seat)} (computer)`;
+  return (typeof names?.[seat] === "string" && names[seat]) || seatName(seat);
 }
 
 /** Cards on a table's foundations, 0 to 52. @param {any} table */
@@ -90,6 +95,7 @@ export function waitingText(seats, players) {
  * @property {(message: {[key: string]: any}) => Promise<any>} send a game command
  * @property {() => (string | undefined)} you this connection's seat
  * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels
+ * @property {() => {[seat: string]: string}} [names] the seats' signed-in users' names (PROTOCOL section 19)
  */
 
 /**
@@ -136,6 +142,18 @@ export class RaceView {
   /** The seats bots play, with their levels. @returns {{[seat: string]: number}} */
   get bots() {
     return this.options.bots?.() ?? {};
+  }
+
+  /** The seats' signed-in users' names. @returns {{[seat: string]: string}} */
+  get names() {
+    return this.options.names?.() ?? {};
+  }
+
+  /** The names changed: the captions and the podium say them. */
+  namesChanged() {
+    if (!this.state) return;
+    for (const seat of this.tables.keys()) this.paintCaption(seat);
+    this.paintBanner();
   }
 
   /** The view of the table played here (hints show on it). */
@@ -235,9 +253,11 @@ export class RaceView {
     const place = (this.state.finished || []).indexOf(seat);
     const mine = seat === this.own;
     const level = botLevel(this.bots, seat);
+    const name = this.names[seat];
     const parts = [
       el("span.seat-chip", { "aria-hidden": "true" }),
-      el("strong.seat-name", {}, mine ? `You \u00b7 ${seatName(seat)}` : seatName(seat)),
+      el("strong.seat-name", { title: name ? `${name} (${seatName(seat)})` : undefined },
+        mine ? `You \u00b7 ${name || seatName(seat)}` : name || seatName(seat)),
       level ? botTag(level) : null,
       place >= 0 ? el("span.badge.place", { dataset: { place: String(place + 1) } }, ordinal(place + 1)) : null,
       el("span.seat-home", { title: "Cards on the foundations" }, `${homeCount(table)}/52`),
@@ -277,7 +297,7 @@ export class RaceView {
       el("div.banner-text", {},
         el("strong", {}, s.status === "finished" ? "Race finished" : "Podium"),
         el("ol.race-places", {}, ...places.map((p) => el("li", { dataset: { seat: p.seat, place: String(p.place) } },
-          el("span.place", {}, ordinal(p.place)), " ", p.seat === this.own ? `You (${seatName(p.seat)})` : playerName(p.seat, this.bots)))),
+          el("span.place", {}, ordinal(p.place)), " ", p.seat === this.own ? `You (${seatName(p.seat)})` : playerName(p.seat, this.bots, this.names)))),
         left > 0 ? el("span.still-playing", {}, `${left} still playing`) : null));
   }
 
@@ -376,7 +396,7 @@ export class RacePlay extends TablePlay {
       // The finishing diff came first: the state already says whether the race is over.
       if (shell.session.state?.status === "finished") this.showPodium();
       else if (shell.isPlayer && e.by === shell.session.you) this.showFinish(e);
-      else toast(`${playerName(String(e.by), shell.session.bots)} finished ${ordinal(Number(e.place))}`);
+      else toast(`${playerName(String(e.by), shell.session.bots, shell.session.names)} finished ${ordinal(Number(e.place))}`);
     } else if (e.event === "reset") {
       this.race.clearWins();
       shell.hideWon();
@@ -410,7 +430,7 @@ export class RacePlay extends TablePlay {
       ].filter(Boolean).join(" \u00b7 ");
       return el("li", { dataset: { seat: p.seat, place: String(p.place) }, class: p.seat === you ? "you" : undefined },
         el("span.podium-place", {}, ordinal(p.place)),
-        el("span.podium-seat", {}, p.seat === you ? `You (${seatName(p.seat)})` : playerName(p.seat, shell.session.bots)),
+        el("span.podium-seat", {}, p.seat === you ? `You (${seatName(p.seat)})` : playerName(p.seat, shell.session.bots, shell.session.names)),
         el("span.podium-figures", {}, figures));
     }));
     const actions = [];
@@ -513,7 +533,7 @@ export const raceGame = {
     const draw = state.tables?.[seats[0]]?.draw;
     return { name: "Race", detail: ` \u00b7 ${plural(seats.length, "seat")}${draw ? ` \u00b7 Draw ${draw}` : ""}` };
   },
-  board: (host, options) => new RaceView(host, { interactive: options.interactive, send: options.send, you: options.you, bots: options.bots }),
+  board: (host, options) => new RaceView(host, { interactive: options.interactive, send: options.send, you: options.you, bots: options.bots, names: options.names }),
   play: (shell, board) => new RacePlay(shell, board),
   replayStart: "The deal",
   describe: (cause) => (cause?.type === "start" ? "The race starts" : null),

@@ -23,10 +23,14 @@ export class ReplayView {
    * @param {HTMLElement} host
    * @param {Connection} conn
    * @param {string} game
+   * @param {string} [key] the watch key of a game watched by link (PROTOCOL section 19): every `watch` carries it
    */
-  constructor(host, conn, game) {
+  constructor(host, conn, game, key) {
     this.conn = conn;
     this.game = game;
+    this.watchKey = key;
+    /** @type {{[player: string]: string}} the players' signed-in users' names (from `joined`) */
+    this.names = {};
     /** @type {string | null} */
     this.kind = null;
     /** @type {Timeline | null} */
@@ -72,7 +76,7 @@ export class ReplayView {
     this.root = el("section.game.replay", { dataset: { game } },
       el("header.game-head", {},
         el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, el("span.badge.role.replay-badge", {}, "Replay")),
-        el("div.head-right", {}, el("a.btn.small.watch-live", { href: routeHash({ name: "watch", game }) }, "Watch live"))),
+        el("div.head-right", {}, el("a.btn.small.watch-live", { href: routeHash({ name: "watch", game, key }) }, "Watch live"))),
       el("div.replay-bar", { role: "toolbar", "aria-label": "Replay controls" },
         el("div.rp-buttons", {}, this.startButton, this.backButton, this.playButton, this.forwardButton, this.endButton),
         this.scrubber, this.counter, this.speedSelect),
@@ -93,8 +97,13 @@ export class ReplayView {
     this.load();
   }
 
+  /** A `watch` of this game, with its key when it has one. @param {any} extra */
+  watchBody(extra) {
+    return this.watchKey ? { type: "watch", game: this.game, key: this.watchKey, ...extra } : { type: "watch", game: this.game, ...extra };
+  }
+
   load() {
-    this.conn.request({ type: "watch", game: this.game, replay: true }).then(
+    this.conn.request(this.watchBody({ replay: true })).then(
       () => this.loaded(),
       (error) => this.fail(error));
   }
@@ -112,12 +121,18 @@ export class ReplayView {
       this.chatLines = mergeBacklog(this.chatLines, backlog).map((l) => (l.seq === undefined ? { ...l, seq } : l));
       this.paintChat();
     };
-    this.conn.request({ type: "watch", game: this.game, since: this.timeline.lastSeq }).then(done, done);
+    this.conn.request(this.watchBody({ since: this.timeline.lastSeq })).then(done, done);
   }
 
   /** @param {any} m */
   handle(m) {
     if (this.closed || m.game !== this.game) return;
+    if (m.type === "joined" || m.type === "presence") {
+      if (m.names && typeof m.names === "object") {
+        this.names = { ...m.names };
+        this.board?.namesChanged?.();
+      }
+    }
     if (m.type === "joined") {
       this.bots = botsOf(m.bots);
       this.setKind(m.kind);
@@ -183,7 +198,7 @@ export class ReplayView {
     this.loading = false;
     const send = () => Promise.reject(new Error("replay"));
     // No `now`: a replay's clocks show what each state stored, and do not run.
-    this.board = game.board(this.boardHost, { interactive: false, send, you: () => undefined, bots: () => this.bots, replay: true });
+    this.board = game.board(this.boardHost, { interactive: false, send, you: () => undefined, bots: () => this.bots, names: () => this.names, replay: true });
     this.position = baseSeq;
     this.board.setState(this.timeline.stateAt(baseSeq), false);
     this.updateControls();
@@ -197,7 +212,7 @@ export class ReplayView {
     this.chat.root.hidden = true;
     this.chat.root.parentElement?.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" },
-      el("h2", {}, error.code === "not-found" ? "No such game" : "Cannot replay this game"),
+      el("h2", {}, error.code === "not-found" ? "No such game" : error.code === "forbidden" ? "You may not replay this game" : "Cannot replay this game"),
       el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : String(error.message || error.code)),
       el("div.notice-actions", {}, el("a.btn.primary", { href: "#/" }, "Back to the lobby"))));
   }

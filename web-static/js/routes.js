@@ -1,11 +1,16 @@
 // @ts-check
 /**
  * Links: `#/play/GAME/TOKEN`, `#/watch/GAME`, `#/replay/GAME`, `#/` (lobby).
+ * A game watched by link only (PROTOCOL section 19) is watched and replayed with
+ * its key: `#/watch/GAME/KEY`, `#/replay/GAME/KEY`. `#/play/GAME` (no token) is a
+ * signed-in player taking their seat back: the server knows them.
  * The query forms `?game=G&token=T`, `?watch=G` and `?replay=G` are accepted too.
+ * A token handed over in the fragment (`#auth=JWT&/play/...`) is taken out before
+ * any of this reads the address (auth.js).
  */
 
 /**
- * @typedef {{name: "lobby"} | {name: "play", game: string, token: string} | {name: "watch", game: string} | {name: "replay", game: string}} Route
+ * @typedef {{name: "lobby"} | {name: "play", game: string, token?: string} | {name: "watch", game: string, key?: string} | {name: "replay", game: string, key?: string}} Route
  */
 
 /** @param {string} s */
@@ -23,9 +28,10 @@ const decode = (s) => {
  */
 export function parseRoute(where) {
   const parts = where.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decode);
-  if (parts[0] === "play" && parts[1] && parts[2]) return { name: "play", game: parts[1], token: parts[2] };
-  if (parts[0] === "watch" && parts[1]) return { name: "watch", game: parts[1] };
-  if (parts[0] === "replay" && parts[1]) return { name: "replay", game: parts[1] };
+  if (parts[0] === "play" && parts[1]) return parts[2] ? { name: "play", game: parts[1], token: parts[2] } : { name: "play", game: parts[1] };
+  if ((parts[0] === "watch" || parts[0] === "replay") && parts[1]) {
+    return parts[2] ? { name: parts[0], game: parts[1], key: parts[2] } : { name: parts[0], game: parts[1] };
+  }
   if (parts.length === 0) {
     const q = new URLSearchParams(where.search);
     const game = q.get("game"), token = q.get("token"), watch = q.get("watch"), replay = q.get("replay");
@@ -40,9 +46,9 @@ export function parseRoute(where) {
 export function routeHash(route) {
   const e = encodeURIComponent;
   switch (route.name) {
-    case "play": return `#/play/${e(route.game)}/${e(route.token)}`;
-    case "watch": return `#/watch/${e(route.game)}`;
-    case "replay": return `#/replay/${e(route.game)}`;
+    case "play": return route.token ? `#/play/${e(route.game)}/${e(route.token)}` : `#/play/${e(route.game)}`;
+    case "watch": return route.key ? `#/watch/${e(route.game)}/${e(route.key)}` : `#/watch/${e(route.game)}`;
+    case "replay": return route.key ? `#/replay/${e(route.game)}/${e(route.key)}` : `#/replay/${e(route.game)}`;
     default: return "#/";
   }
 }
@@ -132,5 +138,39 @@ export function rememberSeat(game, seat) {
     sessionStorage.setItem(SEATS_KEY, JSON.stringify(all));
   } catch {
     // No storage: a reload takes the first free seat instead.
+  }
+}
+
+const KEYS_KEY = "boardcast.keys";
+
+/**
+ * Watch keys of the games this browser played that are watched by link only
+ * (PROTOCOL section 19), so their watch and replay links carry the key.
+ * @returns {{[game: string]: string}}
+ */
+export function knownKeys() {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEYS_KEY) || "{}");
+    return v && typeof v === "object" ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** @param {string} game @returns {string | undefined} */
+export function knownKey(game) {
+  const k = knownKeys()[game];
+  return typeof k === "string" && k ? k : undefined;
+}
+
+/** @param {string} game @param {string} key */
+export function rememberKey(game, key) {
+  try {
+    const all = knownKeys();
+    if (all[game] === key) return;
+    all[game] = key;
+    localStorage.setItem(KEYS_KEY, JSON.stringify(all));
+  } catch {
+    // The links this page shows still carry it.
   }
 }

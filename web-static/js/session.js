@@ -40,15 +40,29 @@ export function classifyDiff(known, incoming) {
 export class GameSession {
   /**
    * @param {Connection} conn
-   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, seat?: string}} options
+   * @param {{game: string, token?: string, role: "player" | "spectator", adopt?: boolean, seat?: string, key?: string, signedIn?: () => boolean}} options
    *   adopt: the server is already joining us (after `create`); do not send join.
    *   seat: the seat to ask for on the first join (the one this tab held before a reload), in a kind with seats
+   *   key: the watch key of a game watched by link only (PROTOCOL section 19), sent with `watch`
+   *   signedIn: whether this page signs its connection in (auth.js): a player without the
+   *     game's token then joins without one, and the server gives a signed-in user's seat back
    */
   constructor(conn, options) {
     this.conn = conn;
     this.game = options.game;
     this.token = options.token;
     this.role = options.role;
+    /** @type {string | undefined} the watch key: the one a spectator came with, or the one `joined` gives a player */
+    this.key = options.key;
+    this.signedIn = options.signedIn ?? (() => false);
+    /** @type {string} who may watch (PROTOCOL section 19): "anyone", "link" or "players" */
+    this.watch = "anyone";
+    /** @type {{[player: string]: string}} names of the players signed-in users hold (PROTOCOL section 19) */
+    this.names = {};
+    /** another connection of the same user took this page's place in the game (`left`) */
+    this.replaced = false;
+    /** @type {string} what the last (re)join sent: "join" or "watch" */
+    this.sent = "";
     /** @type {string | undefined} a remembered seat, asked for until we hold one */
     this.seat = options.seat;
     this.seatRetries = 0;
@@ -77,7 +91,7 @@ export class GameSession {
     /** the connection dropped since we last joined */
     this.lost = false;
     /** @type {{[name: string]: Set<(arg: any) => void>}} */
-    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set(), seat: new Set(), chat: new Set() };
+    this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set(), seat: new Set(), chat: new Set(), names: new Set(), left: new Set() };
     this.unsubscribe = [
       conn.onMessage((m) => this.handle(m)),
       conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; }),
@@ -87,7 +101,7 @@ export class GameSession {
   }
 
   /**
-   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal" | "seat" | "chat"} name
+   * @param {"change" | "event" | "presence" | "joined" | "hint" | "fatal" | "seat" | "chat" | "names" | "left"} name
    * @param {(arg: any) => void} listener
    */
   on(name, listener) {
@@ -121,14 +135,24 @@ export class GameSession {
     return this.seat;
   }
 
+  /**
+   * What a join or watch sends: a player's `join` with the game's token; without
+   * one, a signed-in player's `join` all the same (the server gives their seat
+   * back, or answers forbidden); else `watch`, with the key of a game watched by link.
+   * @returns {Message}
+   */
+  joinBody() {
+    if (this.role === "player" && this.token) return { type: "join", game: this.game, token: this.token };
+    if (this.role === "player" && this.signedIn()) return { type: "join", game: this.game };
+    return this.key ? { type: "watch", game: this.game, key: this.key } : { type: "watch", game: this.game };
+  }
+
   /** Join (player) or watch (spectator) the game, with `since` when a state is held. */
   rejoin(fresh = false) {
-    if (this.closed) return;
+    if (this.closed || this.replaced) return;
     clearTimeout(this.seatTimer);
-    /** @type {Message} */
-    const body = this.role === "player" && this.token
-      ? { type: "join", game: this.game, token: this.token }
-      : { type: "watch", game: this.game };
+    const body = this.joinBody();
+    this.sent = body.type;
     const seat = this.seatToAsk();
     if (seat) body.seat = seat;
     if (this.seq !== null && !fresh) body.since = this.seq;
@@ -192,6 +216,10 @@ export class GameSession {
         this.serverClock.sync(m.now);
         this.bots = botsOf(m.bots);
         this.clockOption = m.clock && typeof m.clock === "object" ? m.clock : null;
+        this.watch = m.watch === "link" || m.watch === "players" ? m.watch : "anyone";
+        // A player's `joined` carries the watch key, for the watch link.
+        if (typeof m.key === "string" && m.key) this.key = m.key;
+        this.setNames(m.names);
         if (m.you) this.chat.mine.add(m.you);
         // Our join's reply carries the last lines again (a game just created has none).
         if (this.resyncing) this.chat.begin();
@@ -214,7 +242,17 @@ export class GameSession {
       case "presence":
         this.players = m.players;
         this.spectators = m.spectators;
+        this.setNames(m.names);
         this.emit("presence", m);
+        break;
+      case "left":
+        // Our own `leave` closes the session first: this is another connection of
+        // the same signed-in user taking the seat (PROTOCOL section 19). Not taken back
+        // by itself: two pages would take it from each other for ever.
+        this.replaced = true;
+        clearTimeout(this.seatTimer);
+        this.conn.dropGameCommands();
+        this.emit("left", m);
         break;
       case "hint":
         this.emit("hint", m);
@@ -227,6 +265,33 @@ export class GameSession {
         break;
       }
     }
+  }
+
+  /**
+   * The names of a `joined` or `presence` (absent when the server signs no one in: kept as they were).
+   * @param {any} names
+   */
+  setNames(names) {
+    if (!names || typeof names !== "object" || Array.isArray(names)) return;
+    /** @type {{[player: string]: string}} */
+    const next = {};
+    for (const [player, name] of Object.entries(names)) if (typeof name === "string" && name) next[player] = name;
+    if (JSON.stringify(next) === JSON.stringify(this.names)) return;
+    this.names = next;
+    this.emit("names", next);
+  }
+
+  /** How a player id is called: its signed-in user's name, else the id. @param {string | null | undefined} player */
+  nameOf(player) {
+    return (player && this.names[player]) || String(player ?? "");
+  }
+
+  /** Takes the game back after another page of ours took it (`left`). */
+  takeBack() {
+    if (this.closed) return;
+    this.replaced = false;
+    this.seq = null;
+    this.rejoin(true);
   }
 
   /** The join's reply is complete: its chat backlog is laid over the lines held. */

@@ -51,7 +51,7 @@ final class ClusterMachine {
         /// Another node's connection is gone.
         case closed(ConnectionID)
         /// Another node's `/api/games/GAME`.
-        case http(HTTPRequestID, path: String)
+        case http(HTTPRequestID, path: String, query: String?)
         /// A local connection's forwarded request was answered: its held requests go on.
         case resume(ConnectionID)
         case refuse(ConnectionID, ProtocolError, requestID: JSON?)
@@ -68,6 +68,9 @@ final class ClusterMachine {
         case verifyOwnership
     }
 
+    /// The seq a local member of another node's game has seen (nil: in no such game).
+    func seenSeq(_ id: ConnectionID) -> Int? { feeds.seenSeq(id) }
+
     /// Which owners a claim may take a game from now.
     var takeoverPolicy: TakeoverPolicy { nodes.takeoverPolicy }
 
@@ -81,9 +84,9 @@ final class ClusterMachine {
 
     func route(_ id: ConnectionID, _ request: ClientRequest, now: Instant, into effects: inout Effects) -> Route {
         switch request.command {
-        case .create, .list:
+        case .create, .list, .auth:
             return .here
-        case .join(let game, _, _, _), .watch(let game, _, _):
+        case .join(let game, _, _, _), .watch(let game, _, _, _):
             switch nodes.owner(of: game) {
             case .here, .nobody:
                 return .here
@@ -143,7 +146,7 @@ final class ClusterMachine {
     }
 
     /// `/api/games/GAME` for a game another node owns: asked of the owner. True if handled.
-    func routeHTTP(_ request: HTTPRequestID, path: String, now: Instant, into effects: inout Effects) -> Bool {
+    func routeHTTP(_ request: HTTPRequestID, path: String, query: String?, now: Instant, into effects: inout Effects) -> Bool {
         guard path.hasPrefix("/api/games/"), case .node(let owner) = nodes.owner(of: String(path.dropFirst(11))) else {
             return false
         }
@@ -152,8 +155,10 @@ final class ClusterMachine {
             return true
         }
         let token = apiRequests.issue((request, now + identity.leaseSeconds))
+        // A watch key (base64url: no `|`) goes with the game, for the owner to check.
+        let key = WatchKey.fromQuery(query).map { "?key=" + $0 } ?? ""
         effects.append(.cluster(.send(node: owner, .apiRequest(from: identity.node, token: token,
-                                                               game: String(path.dropFirst(11))))))
+                                                               game: String(path.dropFirst(11)) + key))))
         return true
     }
 
@@ -225,7 +230,9 @@ final class ClusterMachine {
             guard let id = owned.existing(node: from, connection: connection) else { return [] }
             return [.closed(id)]
         case .apiRequest(let from, let token, let game):
-            return [.http(owned.httpRequest(node: from, token: token), path: "/api/games/" + game)]
+            let parts = game.split(separator: "?", maxSplits: 1).map(String.init)
+            return [.http(owned.httpRequest(node: from, token: token), path: "/api/games/" + (parts.first ?? ""),
+                          query: parts.count > 1 ? parts[1] : nil)]
         case .reply(let connection, let kind, let frame):
             let id = ConnectionID(raw: connection)
             guard !id.isRemote, sessions.isOpen(id) else { return [] }

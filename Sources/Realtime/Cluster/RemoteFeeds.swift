@@ -71,10 +71,13 @@ final class RemoteFeeds {
                  lease: Double, silent: Bool, into effects: inout Effects) {
         lastNumber += 1
         sessions.setWait(id, .remote(lastNumber))
+        // Who the connection is signed in as goes with the request, and only this node says so.
+        var message = request.message.removing(SignedUser.forwardedField)
+        if let user = sessions[id]?.signedIn(at: now) { message = message.setting(SignedUser.forwardedField, to: user.forwarded) }
         forwards[id] = Forward(owner: owner, number: lastNumber, requestID: request.id, deadline: now + lease, sent: now,
-                               join: game == nil ? nil : request.message, game: game, silent: silent)
+                               join: game == nil ? nil : message, game: game, silent: silent)
         let envelope = ClusterEnvelope.forward(from: node, connection: id.raw, request: lastNumber,
-                                               message: Array(request.message.encoded.utf8))
+                                               message: Array(message.encoded.utf8))
         counters.forwarded += 1
         guard let game else {
             effects.append(.cluster(.send(node: owner, envelope)))
@@ -365,6 +368,15 @@ final class RemoteFeeds {
 
     /// A client's own join or watch: the replies to it are what it asked for, whatever it had.
     func clientRejoins(_ id: ConnectionID) { memberships[id]?.seq = 0 }
+
+    /// The seq a member of a remote game has seen (its replies' and the broadcasts passed on), for
+    /// an ack this node answers itself.
+    func seenSeq(_ id: ConnectionID) -> Int? {
+        guard let membership = memberships[id] else { return nil }
+        let feed = feeds[membership.game]
+        let passed = membership.audience == AudienceKey.delayed.tag ? feed?.lastDelayedSeq : feed?.lastSeq
+        return max(membership.seq, passed ?? 0)
+    }
 
     func members(where matches: (Membership) -> Bool) -> [ConnectionID] {
         memberships.filter { matches($0.value) }.map(\.key).sorted()

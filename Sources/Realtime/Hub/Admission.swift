@@ -48,6 +48,10 @@ final class Admission {
             replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
         }
+        if let refusal = signInRefusal(id, now: now) {
+            replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
+            return
+        }
         // In place: the table is shared by every address, and a copy per create would cost its size.
         if createRate != nil, let address = sessions[id]?.address, address != .unknown,
            case .refused(let retryAfter)? = createRate?.take(address, now: now.monotonic) {
@@ -92,6 +96,8 @@ final class Admission {
         while rooms.isTaken(gameID) { gameID = GameIDs.make(prefix: idPrefix, using: &random) }
         let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now,
                             windowSize: config.windowSize, keepsEverything: !config.durable)
+        let creator = room.seats.first ?? RoomMembers.firstPlayer
+        if let user = sessions[id]?.signedIn(at: now) { _ = room.users.record(user, as: creator) }
         adopt(room, now: now, into: &effects)
         // Storage refuses the game if its id is taken there (`WriteRefusal.idTaken`): checked in
         // the write itself, so no read sits on this path.
@@ -101,7 +107,7 @@ final class Admission {
         effects.log(.info, "game created", ["game": gameID, "kind": kind.rawValue, "conn": "\(id)"])
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
         leaveGame(id, now: now, into: &effects)
-        room.enqueue(.reply(id, ServerMessage.created(game: gameID, token: token).frame))
+        room.enqueue(.reply(id, ServerMessage.created(game: gameID, token: token, key: WatchKey.of(storedOptions)).frame))
         admit(id, to: room, asPlayer: true, seat: room.seats.first, since: nil, replay: false,
               requestID: requestID, isCreation: true, quiet: false, now: now, into: &effects)
         sessions.modify(id) { $0.credential = token }
@@ -110,6 +116,7 @@ final class Admission {
     /// A room enters memory (new, loaded or restored); what players who are gone left behind
     /// is given up (what belongs to connections), as the game says.
     func adopt(_ room: GameRoom, loaded: Bool = false, now: Instant, into effects: inout Effects) {
+        room.showsNames = config.auth != nil
         rooms.adopt(room)
         lobby.changed()
         for player in room.game.playersHoldingConnectionState { dropSelection(of: player, in: room, now: now, into: &effects) }
@@ -118,12 +125,23 @@ final class Admission {
 
     // MARK: Join and watch
 
-    /// `join` (with a token) or `watch` (without). A resting game is loaded first; the
-    /// request waits for it, held in front of anything sent after it.
+    /// `join` (`asPlayer`) or `watch`. A resting game is loaded first; the request waits for it,
+    /// held in front of anything sent after it. A join needs the game's token, or a signed-in
+    /// user who played the game (PROTOCOL section 19); a watch needs the game's key when it is
+    /// watched by link only.
     /// `quiet`: a member of the game through its old owner, taken in without a word to its
     /// client (no `joined`, no state but the diffs after `since`, no chat, no ack).
-    func enter(_ id: ConnectionID, _ request: ClientRequest, game gameID: String, token: String?, seat: String?,
-               since: Int?, replay: Bool, quiet: Bool = false, now: Instant, into effects: inout Effects) {
+    func enter(_ id: ConnectionID, _ request: ClientRequest, game gameID: String, asPlayer: Bool, token: String?,
+               seat: String?, watchKey: String? = nil, since: Int?, replay: Bool, quiet: Bool = false, now: Instant,
+               into effects: inout Effects) {
+        if asPlayer && token == nil && config.auth == nil {
+            replies.error(id, .bad("join needs a token"), requestID: request.id, now: now, into: &effects)
+            return
+        }
+        if asPlayer && !quiet, let refusal = signInRefusal(id, now: now) {
+            replies.error(id, refusal, requestID: request.id, now: now, into: &effects)
+            return
+        }
         if durability.isRewinding(gameID) {
             // Being rebuilt after a failed write: answered once it is back as storage has it.
             sessions.holdFirst(id, .request(.request(request), arrival: nil))
@@ -141,28 +159,95 @@ final class Admission {
             rooms.awaitLoad(gameID, for: .connection(id), into: &effects)
             return
         }
-        if let token, !Secrets.matches(token, hash: room.tokenHash) {
-            replies.error(id, ProtocolError(.forbidden, "wrong token for \(gameID)"), requestID: request.id, now: now, into: &effects)
+        let user = sessions[id]?.signedIn(at: now)
+        let placement: Placement
+        switch asPlayer ? playerPlace(in: room, token: token, seat: seat, user: user, by: id)
+                        : spectatorPlace(in: room, key: watchKey) {
+        case .failure(let refusal):
+            replies.error(id, refusal, requestID: request.id, now: now, into: &effects)
             return
+        case .success(let place):
+            placement = place
         }
-        var takenSeat: String?
-        if token != nil && !room.seats.isEmpty {
-            // A game with seats seats each player in one of its own; a dropped player takes theirs back by name.
-            guard let free = room.members.freeSeat(asked: seat, by: id, seats: room.peopleSeats) else {
-                let why = seat.map { asked in
-                    !room.seats.contains(asked) ? "this game has no seat \(asked)"
-                        : room.bots.level(of: asked) != nil ? "seat \(asked) is played by a bot"
-                        : "seat \(asked) is held by another connection"
-                } ?? "every seat of this game is held"
-                replies.error(id, ProtocolError(.forbidden, why), requestID: request.id, now: now, into: &effects)
-                return
-            }
-            takenSeat = free
+        if let evicted = placement.evicts, evicted != id {
+            // The user's own place, held by another of their connections: it moves here.
+            leaveGame(evicted, dropSelection: false, now: now, into: &effects)
+            room.enqueue(.reply(evicted, ServerMessage.left(game: room.id).frame))
         }
         leaveGame(id, now: now, into: &effects)
-        admit(id, to: room, asPlayer: token != nil, seat: takenSeat, since: since, replay: replay, requestID: request.id,
+        admit(id, to: room, asPlayer: asPlayer, seat: placement.seat, since: since, replay: replay, requestID: request.id,
               isCreation: false, quiet: quiet, now: now, into: &effects)
         if let token { sessions.modify(id) { $0.credential = token } }
+    }
+
+    /// Where a join puts a player, and which connection it takes the place from.
+    private struct Placement {
+        /// The seat (a game with seats) or player id (a signed-in user's own, in a game without); nil: the next player id.
+        var seat: String?
+        /// Another connection holding that place now (the same user on another device).
+        var evicts: ConnectionID?
+    }
+
+    /// A join's place: the token, or the signed-in user's own place, decides; a seat that a
+    /// signed-in user played is theirs alone.
+    private func playerPlace(in room: GameRoom, token: String?, seat asked: String?, user: SignedUser?,
+                             by id: ConnectionID) -> Result<Placement, ProtocolError> {
+        if let token, !Secrets.matches(token, hash: room.tokenHash) {
+            return .failure(ProtocolError(.forbidden, "wrong token for \(room.id)"))
+        }
+        let own = user.flatMap { room.users.player(of: $0.id) }
+        if token == nil && own == nil {
+            return .failure(ProtocolError(.forbidden, user == nil
+                ? "join needs the game's token (or sign in as a player of this game)"
+                : "join needs the game's token: you have not played this game"))
+        }
+        func isOthers(_ place: String) -> Bool {
+            guard let holder = room.users.holder(of: place) else { return false }
+            return holder.user != user?.id
+        }
+        guard !room.seats.isEmpty else {
+            // No seats: a signed-in player gets their own player id back, anyone else the next one.
+            return .success(Placement(seat: own, evicts: own.flatMap(room.members.holder(of:))))
+        }
+        let wanted = asked ?? own
+        if let wanted, isOthers(wanted), let holder = room.users.holder(of: wanted) {
+            return .failure(ProtocolError(.forbidden, "seat \(wanted) is \(holder.name)'s"))
+        }
+        if let wanted, wanted == own, room.seats.contains(wanted) {
+            return .success(Placement(seat: wanted, evicts: room.members.holder(of: wanted)))
+        }
+        // A game with seats seats each player in one of its own; a dropped player takes theirs back by name.
+        let open = room.peopleSeats.filter { !isOthers($0) }
+        guard let free = room.members.freeSeat(asked: wanted, by: id, seats: open) else {
+            let why = wanted.map { seat in
+                !room.seats.contains(seat) ? "this game has no seat \(seat)"
+                    : room.bots.level(of: seat) != nil ? "seat \(seat) is played by a bot"
+                    : "seat \(seat) is held by another connection"
+            } ?? "every seat of this game is held"
+            return .failure(ProtocolError(.forbidden, why))
+        }
+        return .success(Placement(seat: free, evicts: nil))
+    }
+
+    /// A watch: who may watch is the game's (section 19).
+    private func spectatorPlace(in room: GameRoom, key: String?) -> Result<Placement, ProtocolError> {
+        switch room.watchPolicy {
+        case .anyone:
+            return .success(Placement())
+        case .players:
+            return .failure(ProtocolError(.forbidden, "this game has no spectators: only its players may see it"))
+        case .link:
+            guard WatchKey.matches(key, options: room.options) else {
+                return .failure(ProtocolError(.forbidden, "this game is watched by link: wrong or missing key"))
+            }
+            return .success(Placement())
+        }
+    }
+
+    /// `--require-auth`: a connection that is not signed in may not create, join or chat.
+    func signInRefusal(_ id: ConnectionID, now: Instant) -> ProtocolError? {
+        guard config.requireAuth, sessions[id]?.signedIn(at: now) == nil else { return nil }
+        return ProtocolError(.forbidden, "sign in first: this server requires auth (send auth with your token)")
     }
 
     /// A game asked for by a load is in memory (or is not there): returns the connections
@@ -185,8 +270,8 @@ final class Admission {
                 switch waiter {
                 case .connection(let id):
                     if sessions.endWait(id, .gameLoad(gameID)) { resumable.append(id) }
-                case .http(let request):
-                    effects.append(.respond(request, .json(room.lobbyEntry.json.encoded)))
+                case .http(let request, let key):
+                    effects.append(.respond(request, room.apiAnswer(key: key)))
                 case .takeover:
                     break
                 }
@@ -211,7 +296,7 @@ final class Admission {
                         }
                     }
                     resumable.append(id)
-                case .http(let request):
+                case .http(let request, _):
                     effects.append(.respond(request, .text(error.code == .notFound ? 404 : 503, error.message + "\n")))
                 case .takeover:
                     break
@@ -230,6 +315,12 @@ final class Admission {
                        requestID: JSON?, isCreation: Bool, quiet: Bool, now: Instant, into effects: inout Effects) {
         guard sessions.isOpen(id) else { return }
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
+        if case .player(let player) = role, let user = sessions[id]?.signedIn(at: now), room.users.record(user, as: player) {
+            // Stored with the game (before anything it is told): the user takes this place back
+            // after a restart or through another node.
+            durability.store(StoreBatch(games: [room.storedGame]), for: room, into: &effects)
+            lobby.changed()
+        }
         let key = room.audienceKey(for: role, seat: seat)
         sessions.join(id, room: room, role: role, key: key, name: name)
         touches.note(room, now: now, into: &effects)
@@ -240,7 +331,7 @@ final class Admission {
         var catchUp = HistoryCatchUp(connection: id, room: room, after: seen, requestID: quiet ? nil : requestID,
                                      isCreation: isCreation, direct: key == .delayed, quiet: quiet)
         if !quiet {
-            emit(catchUp, room.joinedFrame(role: role, seq: seen, now: now))
+            emit(catchUp, room.joinedFrame(role: role, seq: seen, now: now, user: sessions[id]?.signedIn(at: now)))
         }
         // A replay, or `since: 0` (the whole history, section 15): the chat said along the way
         // comes with the diffs it followed, not after them all.
@@ -309,7 +400,7 @@ final class Admission {
             }
             emitChat(&catchUp, through: .max)
             if !catchUp.replaying && !catchUp.quiet {
-                for line in room.recentChat(for: session, now: now) { emit(catchUp, line.frame(game: room.id)) }
+                for line in room.recentChat(for: session, now: now) { emit(catchUp, room.chatFrame(line)) }
             }
             if catchUp.direct {
                 flushDirect(into: &effects)
@@ -351,7 +442,7 @@ final class Admission {
     private func emitChat(_ catchUp: inout HistoryCatchUp, through seq: Int) {
         while let line = catchUp.chat.first, line.seq <= seq {
             catchUp.chat.removeFirst()
-            emit(catchUp, line.frame(game: catchUp.room.id))
+            emit(catchUp, catchUp.room.chatFrame(line))
         }
     }
 

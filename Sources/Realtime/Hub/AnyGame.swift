@@ -165,6 +165,7 @@ extension GameCatalog {
         let type = try type(of: kind)
         let delay = try SpectatorDelay.read(options)
         let clock = try ClockOption.read(options)
+        let watch = try WatchPolicy.read(options)
         if clock != nil && !type.takesTurns { throw .bad("\(kind.rawValue) has no turns: a clock is for games where players take turns") }
         var stored: JSON
         do {
@@ -175,6 +176,11 @@ extension GameCatalog {
         guard case .object(var pairs) = stored else { throw .bad("options must be an object") }
         if delay > 0 { pairs.append(("delay", JSON.seconds(delay))) }
         if let clock { pairs.append(("clock", clock.json)) }
+        if watch != .anyone {
+            // The key is the server's secret choice, like a seed: stored, shown only to players.
+            pairs.append(("watch", .string(watch.rawValue)))
+            pairs.append((WatchKey.option, .string(WatchKey.make(using: &random))))
+        }
         stored = .object(pairs)
         let game = try restore(kind: kind, options: stored, time: time)
         let bots = try BotSeats.read(options, seats: game.seats, levels: type.botLevels)

@@ -59,7 +59,8 @@ struct RoomMembers {
     private(set) var players = 0
     private var nextPlayer = 1
     private var nextSpectator = 1
-    /// A game's seats and who holds each now; the seats taken at least once since the deal.
+    /// A game's seats (or player ids, in a game without seats) and who holds each now; the seats
+    /// taken at least once since the deal.
     private var seatHolders: [String: ConnectionID] = [:]
     private var seatsTaken: Set<String> = []
     /// Spectators muted by a player, by name, with the number of times the game had ended
@@ -88,6 +89,8 @@ struct RoomMembers {
             return (.player(seat), seat)
         }
         defer { nextPlayer += 1 }
+        // Held by id too, so a signed-in user who takes this id back elsewhere moves it (section 19).
+        seatHolders["p\(nextPlayer)"] = id
         return (.player("p\(nextPlayer)"), "p\(nextPlayer)")
     }
 
@@ -108,6 +111,12 @@ struct RoomMembers {
 
     /// Whether a connection holds `seat` now.
     func isHeld(_ seat: String) -> Bool { seatHolders[seat] != nil }
+
+    /// The connection holding a seat (or a signed-in user's player id in a game without seats).
+    func holder(of seat: String) -> ConnectionID? { seatHolders[seat] }
+
+    /// The creator's player id in a game without seats.
+    static let firstPlayer = "p1"
 
     func everySeatTaken(of seats: [String]) -> Bool { !seats.isEmpty && seatsTaken.count == seats.count }
 

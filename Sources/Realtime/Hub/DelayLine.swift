@@ -86,9 +86,12 @@ struct ChatLine: Sendable, Equatable {
     var text: String
     /// Unix seconds.
     var at: Double
+    /// A signed-in spectator's name (section 19), while the line is in memory; a player's comes
+    /// from the game's users.
+    var name: String? = nil
 
-    func frame(game: String) -> OutFrame {
-        ServerMessage.chat(game: game, room: room, by: by, text: text, at: at, number: number).frame
+    func frame(game: String, name: String? = nil) -> OutFrame {
+        ServerMessage.chat(game: game, room: room, by: by, text: text, at: at, number: number, name: name).frame
     }
 }
 
@@ -106,9 +109,9 @@ struct ChatLog {
         for line in recent.sorted(by: { $0.number < $1.number }) { keep(line) }
     }
 
-    mutating func add(room: ChatRoom, by: String, text: String, seq: Int, at: Double) -> ChatLine {
+    mutating func add(room: ChatRoom, by: String, text: String, seq: Int, at: Double, name: String? = nil) -> ChatLine {
         lastNumber += 1
-        let line = ChatLine(number: lastNumber, seq: seq, room: room, by: by, text: text, at: at)
+        let line = ChatLine(number: lastNumber, seq: seq, room: room, by: by, text: text, at: at, name: name)
         keep(line)
         return line
     }

@@ -11,8 +11,14 @@ final class GameRoom {
     let kind: GameKind
     private(set) var game: AnyGame
     let tokenHash: String
-    /// The stored creation options, secret parts included: never shown.
+    /// The stored creation options, secret parts included (a watch key): never shown.
     let options: JSON
+    /// Who may watch (section 19), from the options.
+    let watchPolicy: WatchPolicy
+    /// The signed-in users who played, by player id; stored with the options.
+    var users = GameUsers()
+    /// Whether members see `names` (the server signs users in).
+    var showsNames = false
     /// Unix seconds: shown in the lobby and stored.
     let created: Double
     /// Unix seconds of the last command (or of creation): the lobby's `updated`.
@@ -86,6 +92,7 @@ final class GameRoom {
         self.game = game
         self.tokenHash = tokenHash
         self.options = options
+        watchPolicy = WatchPolicy(stored: options)
         self.created = created.unixTime
         self.updated = created.unixTime
         lastActivity = created
@@ -102,7 +109,9 @@ final class GameRoom {
         kind = loaded.game.kind
         game = loaded.game
         tokenHash = loaded.stored.tokenHash
-        options = loaded.stored.options
+        options = loaded.stored.options.removing(GameUsers.option)
+        watchPolicy = WatchPolicy(stored: options)
+        users = GameUsers(stored: loaded.stored.options[GameUsers.option])
         created = loaded.stored.created
         updated = loaded.stored.updated
         // As old as its last stored command: a game loaded only to be looked at rests again soon.
@@ -121,7 +130,7 @@ final class GameRoom {
 
     private func restore(_ loaded: LoadedGame, now: Instant) {
         seq = loaded.seq
-        members.continuePlayerIDs(from: loaded.nextPlayer)
+        members.continuePlayerIDs(from: max(loaded.nextPlayer, users.nextPlayerNumber))
         chat = ChatLog(recent: loaded.recentChat)
         if let seated = loaded.bots { seatBots(seated) }
         delayLine = nil
@@ -181,11 +190,36 @@ final class GameRoom {
 
     var everySeatTaken: Bool { members.everySeatTaken(of: peopleSeats) }
 
-    /// `joined` for a member of this game: its delay, clock and bots, and the server's time.
-    func joinedFrame(role: Role, seq: Int, now: Instant) -> OutFrame {
+    /// `joined` for a member of this game: its delay, clock and bots, and the server's time; the
+    /// players' names where users sign in, and for a player the watch key (section 19).
+    func joinedFrame(role: Role, seq: Int, now: Instant, user: SignedUser? = nil) -> OutFrame {
         let bots = self.bots
+        var access = JoinedAccess()
+        if showsNames { access.names = users.names }
+        if watchPolicy != .anyone { access.watch = watchPolicy.rawValue }
+        if role.isPlayer { access.key = WatchKey.of(options) }
         return ServerMessage.joined(game: id, kind: kind, role: role, seq: seq, delay: Self.delay(of: options),
-                                    clock: options["clock"], bots: bots.isEmpty ? JSON?.none : bots.json, now: now.unixTime).frame
+                                    clock: options["clock"], bots: bots.isEmpty ? JSON?.none : bots.json, now: now.unixTime,
+                                    access: access).frame
+    }
+
+    /// `presence`, with the players' names where users sign in.
+    var presenceFrame: OutFrame {
+        ServerMessage.presence(game: id, players: members.players, spectators: members.spectators,
+                               names: showsNames ? users.names : JSON?.none).frame
+    }
+
+    /// A chat line as members get it: a signed-in player's carries their name.
+    func chatFrame(_ line: ChatLine) -> OutFrame {
+        line.frame(game: id, name: showsNames ? users.holder(of: line.by)?.name ?? line.name : nil)
+    }
+
+    /// `/api/games/GAME`: the lobby object, for a game watched by link only with its key.
+    func apiAnswer(key: String?) -> HTTPResponse {
+        guard watchPolicy == .anyone || WatchKey.matches(key, options: options) else {
+            return .text(404, "no game \(id)\n")
+        }
+        return .json(lobbyEntry.json.encoded)
     }
 
     // MARK: Commands
@@ -343,11 +377,13 @@ final class GameRoom {
         LobbyEntry(game: id, kind: kind, status: game(for: .delayed).status, seq: spectatorSeq, players: members.players,
                    spectators: members.spectators, created: created, updated: updated,
                    seats: seats.isEmpty ? nil : seats.count, delay: delayLine?.delay, clock: options["clock"],
-                   bots: bots.isEmpty ? JSON?.none : bots.json)
+                   bots: bots.isEmpty ? JSON?.none : bots.json, names: showsNames ? users.names : JSON?.none,
+                   watch: watchPolicy == .anyone ? nil : watchPolicy.rawValue)
     }
 
     var storedGame: StoredGame {
-        StoredGame(id: id, kind: kind.rawValue, options: options, tokenHash: tokenHash, created: created,
+        StoredGame(id: id, kind: kind.rawValue, options: users.stored.map { options.setting(GameUsers.option, to: $0) } ?? options,
+                   tokenHash: tokenHash, created: created,
                    updated: updated, status: game.status, seq: seq)
     }
 }

@@ -48,8 +48,9 @@ final class Handover {
                 switch waiter {
                 case .connection(let id):
                     if sessions.endWait(id, .gameLoad(game)) { resumable.append(id) }
-                case .http(let request):
-                    if let cluster, cluster.routeHTTP(request, path: "/api/games/" + game, now: now, into: &effects) { continue }
+                case .http(let request, let key):
+                    if let cluster, cluster.routeHTTP(request, path: "/api/games/" + game, query: key.map { "key=" + $0 }, now: now,
+                                                      into: &effects) { continue }
                     effects.append(.respond(request, .text(503, "the node that owns this game cannot be reached now\n")))
                 case .takeover:
                     break
@@ -71,11 +72,11 @@ final class Handover {
         guard sessions.isOpen(id), case .request(let request) = ClientMessageParser.parse(message: join, games: .noGameCommands) else { return }
         switch request.command {
         case .join(let game, let token, let since, let seat):
-            admission.enter(id, request, game: game, token: token, seat: seat, since: since, replay: false, quiet: true,
-                            now: now, into: &effects)
-        case .watch(let game, let since, _):
-            admission.enter(id, request, game: game, token: nil, seat: nil, since: since, replay: false, quiet: true,
-                            now: now, into: &effects)
+            admission.enter(id, request, game: game, asPlayer: true, token: token, seat: seat, since: since, replay: false,
+                            quiet: true, now: now, into: &effects)
+        case .watch(let game, let since, _, let key):
+            admission.enter(id, request, game: game, asPlayer: false, token: nil, seat: nil, watchKey: key, since: since,
+                            replay: false, quiet: true, now: now, into: &effects)
         default:
             break
         }

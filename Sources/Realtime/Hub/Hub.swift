@@ -46,6 +46,10 @@ public final class Hub {
         /// Seconds an untouched game is kept (`--retain-days`); nil: every game is kept, and
         /// nothing needs to note joins and watches.
         public var retainSeconds: Double?
+        /// The keys that sign users in (PROTOCOL section 19); nil: nobody signs in, no `names` are shown.
+        public var auth: TokenVerifier?
+        /// `--require-auth`: `create`, `join` and `say` need a signed-in connection.
+        public var requireAuth = false
 
         /// How often a game's joins, watches and members are noted as touches: often enough
         /// that a game in use is never taken for untouched, seldom enough to cost nothing.
@@ -100,6 +104,7 @@ public final class Hub {
         let cluster = identity.map { ClusterMachine(identity: $0, sessions: sessions, sharesStore: shared) }
         self.cluster = cluster
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
+        play.requiresSignIn = config.requireAuth
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
         admission.touches.interval = config.touchInterval
         if let node = config.sharedStoreNode {
@@ -128,7 +133,8 @@ public final class Hub {
     func handle(_ event: HubEvent, at now: Instant) -> [HubAction] {
         var effects = Effects()
         switch event {
-        case .opened(let id, let address, let query): opened(id, address: address, query: query, now: now, into: &effects)
+        case .opened(let id, let address, let query, let user):
+            opened(id, address: address, query: query, user: user, now: now, into: &effects)
         case .frame(let id, let text): frame(id, text, now: now, into: &effects)
         case .binaryFrame(let id):
             guard admit(id, now: now, into: &effects) else { break }
@@ -136,7 +142,7 @@ public final class Hub {
                                 arrival: now), now: now, into: &effects)
         case .closed(let id): closed(id, now: now, into: &effects)
         case .http(let request, let path, let query):
-            if let cluster, cluster.routeHTTP(request, path: path, now: now, into: &effects) { break }
+            if let cluster, cluster.routeHTTP(request, path: path, query: query, now: now, into: &effects) { break }
             api.request(request, path: path, query: query, into: &effects)
         case .committed(let ticket, let refused):
             let commit = durability.committed(upTo: ticket, refused: refused, now: now, into: &effects)
@@ -167,9 +173,9 @@ public final class Hub {
 
     // MARK: Connections
 
-    private func opened(_ id: ConnectionID, address: ClientAddress, query: [String: String], now: Instant,
-                        into effects: inout Effects) {
-        sessions.open(id, address: address, now: now)
+    private func opened(_ id: ConnectionID, address: ClientAddress, query: [String: String], user: SignedUser?,
+                        now: Instant, into effects: inout Effects) {
+        sessions.open(id, address: address, user: config.auth == nil ? nil : user, now: now)
         effects.log(.debug, "connection opened", ["conn": "\(id)"])
         // `/ws?watch=GAME` and `/ws?game=GAME&token=TOKEN` join at once, as the message would.
         var message: JSON?
@@ -224,6 +230,8 @@ public final class Hub {
         case .request(.failure(let error, let requestID), _):
             replies.error(id, error, requestID: requestID, now: now, into: &effects)
         case .request(.request(let request), let arrival):
+            // Another node's connection: who it is signed in as comes with each of its requests.
+            if id.isRemote { sessions.modify(id) { $0.user = SignedUser(forwarded: request.message) } }
             if let cluster, !id.isRemote {
                 guard cluster.route(id, request, now: now, into: &effects) == .here else { return }
                 handle(id, request, now: now, arrival: arrival, into: &effects)
@@ -240,11 +248,12 @@ public final class Hub {
         case .create(let kind, let options):
             admission.create(id, kind: kind, options: options, requestID: request.id, now: now, into: &effects)
         case .join(let game, let token, let since, let seat):
-            admission.enter(id, request, game: game, token: token, seat: seat, since: since, replay: false, now: now,
-                            into: &effects)
-        case .watch(let game, let since, let replay):
-            admission.enter(id, request, game: game, token: nil, seat: nil, since: since, replay: replay, now: now,
-                            into: &effects)
+            admission.enter(id, request, game: game, asPlayer: true, token: token, seat: seat, since: since, replay: false,
+                            now: now, into: &effects)
+        case .watch(let game, let since, let replay, let key):
+            admission.enter(id, request, game: game, asPlayer: false, token: nil, seat: nil, watchKey: key, since: since,
+                            replay: replay, now: now, into: &effects)
+        case .auth(let jwt): signIn(id, jwt: jwt, requestID: request.id, now: now, into: &effects)
         case .leave: admission.leave(id, requestID: request.id, now: now, into: &effects)
         case .list(let follow):
             lobby.follow(id, follow)
@@ -256,6 +265,30 @@ public final class Hub {
         case .gesture(let type, let message):
             play.gesture(id, type: type, message: message, requestID: request.id, now: now, arrival: arrival,
                          into: &effects)
+        }
+    }
+
+    /// `auth` (section 19): a good token signs the connection in (again); a bad one changes nothing.
+    private func signIn(_ id: ConnectionID, jwt: String, requestID: JSON?, now: Instant, into effects: inout Effects) {
+        guard let verifier = config.auth else {
+            replies.error(id, ProtocolError(.forbidden, "this server signs no one in (it has no auth key)"), requestID: requestID,
+                          now: now, into: &effects)
+            return
+        }
+        switch verifier.verify(jwt, now: now.unixTime) {
+        case .failure(let refusal):
+            effects.append(.countSignIn(ok: false))
+            replies.error(id, ProtocolError(.forbidden, refusal.description), requestID: requestID, now: now, into: &effects)
+        case .success(let user):
+            effects.append(.countSignIn(ok: true))
+            sessions.modify(id) { $0.user = user }
+            if sessions.room(of: id) == nil, let seq = cluster?.seenSeq(id) {
+                // In a game another node owns: answered here, with the seq this connection has seen.
+                effects.send(ServerMessage.authed(user).frame, to: id)
+                if let requestID { effects.send(ServerMessage.ack(id: requestID, seq: seq).frame, to: id) }
+                return
+            }
+            replies.answer(id, [ServerMessage.authed(user).frame], requestID: requestID, now: now, into: &effects)
         }
     }
 
@@ -340,8 +373,7 @@ public final class Hub {
     /// Merged presence, lobby updates, games going to rest, the solver pool, the cluster's rounds.
     private func tick(now: Instant, into effects: inout Effects) {
         for room in rooms.duePresence(now: now) {
-            room.enqueue(.broadcast(ServerMessage.presence(game: room.id, players: room.members.players,
-                                                           spectators: room.members.spectators).frame))
+            room.enqueue(.broadcast(room.presenceFrame))
             durability.release(room, now: now, into: &effects)
             lobby.changed()
         }
@@ -401,8 +433,8 @@ public final class Hub {
                 accept(id, .marker(number), now: now, into: &effects)
             case .closed(let id):
                 closed(id, now: now, into: &effects)
-            case .http(let request, let path):
-                api.request(request, path: path, query: nil, into: &effects)
+            case .http(let request, let path, let query):
+                api.request(request, path: path, query: query, into: &effects)
             case .resume(let id):
                 resume([id], now: now, into: &effects)
             case .refuse(let id, let error, let requestID):

@@ -30,6 +30,8 @@ enum HubAction: Sendable, Equatable {
     case countError(ErrorCode)
     /// A per-address limit refused something (`/metrics`).
     case countRefusal(LimitKind)
+    /// A token checked (an `auth`, or a Bearer header at the upgrade): signed in or refused.
+    case countSignIn(ok: Bool)
     case log(LogLine)
 }
 

@@ -4,8 +4,9 @@ import Core
 /// callbacks, storage and solver results, Redis messages and the ticker into these and
 /// hands each to `Hub.handle(_:at:)`, with the time it read once.
 enum HubEvent: Sendable {
-    /// A WebSocket connection was accepted (`query`: the upgrade's `?watch=` / `?game=&token=`).
-    case opened(ConnectionID, ClientAddress, query: [String: String])
+    /// A WebSocket connection was accepted (`query`: the upgrade's `?watch=` / `?game=&token=`;
+    /// `user`: who its `Authorization: Bearer` token, already verified, signs it in as).
+    case opened(ConnectionID, ClientAddress, query: [String: String], user: SignedUser? = nil)
     /// One whole text message.
     case frame(ConnectionID, [UInt8])
     case binaryFrame(ConnectionID)

@@ -80,7 +80,8 @@ public enum Lobby {
     /// Live games and stored ones merged (a live game's counts win), newest activity first.
     static func merged(live: [LobbyEntry], stored: [StoredGame], query: LobbyQuery) -> [LobbyEntry] {
         var byID: [String: LobbyEntry] = [:]
-        for game in stored {
+        // A game watched by link or by its players only is in no list (section 19).
+        for game in stored where WatchPolicy(stored: game.options).isListed {
             byID[game.id] = LobbyEntry(game: game.id, kind: GameKind(game.kind), status: game.status, seq: game.seq, players: 0,
                                        spectators: 0, created: game.created, updated: game.updated)
         }

@@ -81,10 +81,11 @@ struct HTTPAPI {
             }
         } else if path.hasPrefix("/api/games/") {
             let game = String(path.dropFirst("/api/games/".count))
+            let key = WatchKey.fromQuery(query)
             if let room = rooms[game] {
-                effects.append(.respond(request, .json(room.lobbyEntry.json.encoded)))
+                effects.append(.respond(request, room.apiAnswer(key: key)))
             } else if GameIDs.isPlausible(game) {
-                rooms.awaitLoad(game, for: .http(request), into: &effects)
+                rooms.awaitLoad(game, for: .http(request, key: key), into: &effects)
             } else {
                 effects.append(.respond(request, .text(404, "no game \(game)\n")))
             }

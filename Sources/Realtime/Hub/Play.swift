@@ -17,6 +17,8 @@ final class Play {
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
     /// Set while this node must apply no command (a cluster node whose name another process took).
     var refusal: ProtocolError?
+    /// `--require-auth`: chat needs a signed-in connection (section 19).
+    var requiresSignIn = false
 
     init(sessions: SessionTable, rooms: RoomTable, durability: Durability, pending: PendingTable<PendingRequest>,
          solver: SolverDesk, lobby: LobbyFeed, games: GameCatalog) {
@@ -262,6 +264,11 @@ final class Play {
                           now: now, into: &effects)
             return
         }
+        if requiresSignIn, session.signedIn(at: now) == nil {
+            replies.error(id, ProtocolError(.forbidden, "sign in first: this server requires auth (send auth with your token)"),
+                          requestID: requestID, now: now, into: &effects)
+            return
+        }
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...Self.maxChatCharacters).contains(text.count) else {
             replies.error(id, .bad("chat text is 1 to \(Self.maxChatCharacters) characters after trimming"),
@@ -287,11 +294,12 @@ final class Play {
                           requestID: requestID, now: now, into: &effects)
             return
         }
-        let line = room.chat.add(room: chatRoom, by: name, text: text, seq: room.seq, at: now.unixTime)
+        let line = room.chat.add(room: chatRoom, by: name, text: text, seq: room.seq, at: now.unixTime,
+                                 name: own == .spectators ? session.signedIn(at: now)?.name : nil)
         var batch = StoreBatch()
         batch.chat = [line.stored(game: room.id)]
         durability.store(batch, for: room, into: &effects)
-        room.enqueue(.chat(line, line.frame(game: room.id)))
+        room.enqueue(.chat(line, room.chatFrame(line)))
         if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), isCommand: true)) }
         durability.release(room, now: now, into: &effects)
     }

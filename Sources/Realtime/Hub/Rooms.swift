@@ -22,7 +22,8 @@ final class RoomTable {
 
     enum LoadWaiter: Equatable {
         case connection(ConnectionID)
-        case http(HTTPRequestID)
+        /// `/api/games/GAME`, with the `key` its query gave (a game watched by link).
+        case http(HTTPRequestID, key: String?)
         /// A cluster node taking over a game whose owner is gone, for its members here.
         case takeover
     }
@@ -30,7 +31,8 @@ final class RoomTable {
     subscript(id: String) -> GameRoom? { rooms[id] }
     var count: Int { rooms.count }
     var all: Dictionary<String, GameRoom>.Values { rooms.values }
-    var lobbyEntries: LazyMapSequence<Dictionary<String, GameRoom>.Values, LobbyEntry> { rooms.values.lazy.map(\.lobbyEntry) }
+    /// The lobby's view of the live games: those anyone may watch (section 19).
+    var lobbyEntries: [LobbyEntry] { rooms.values.filter { $0.watchPolicy.isListed }.map(\.lobbyEntry) }
 
     func isTaken(_ id: String) -> Bool { rooms[id] != nil || loading[id] != nil }
 

@@ -17,8 +17,10 @@ final class SessionTable {
 
     var count: Int { local.count + remote.count }
 
-    func open(_ id: ConnectionID, address: ClientAddress, now: Instant) {
-        local.place(Session(id: id, address: address, now: now), at: id)
+    func open(_ id: ConnectionID, address: ClientAddress, user: SignedUser? = nil, now: Instant) {
+        var session = Session(id: id, address: address, now: now)
+        session.user = user
+        local.place(session, at: id)
     }
 
     /// A session for another node's connection (its requests reach this node as its game's owner).
@@ -135,6 +137,10 @@ struct Session {
     /// The token it joined its game with (kept in memory only): to join the game again through
     /// another node if this one loses the game.
     var credential: String?
+    /// Who it is signed in as (PROTOCOL section 19), as its last good token said; it counts
+    /// only until that token's `exp` (`signedIn(at:)`). On a game's owner node, the user another
+    /// node forwarded with the connection's request.
+    var user: SignedUser?
     /// Its index in its room's audience once it receives broadcasts; -1 before.
     var recipientSlot = -1
     var bucket: TokenBucket
@@ -154,6 +160,12 @@ struct Session {
 
     /// What it may see of its game: a seat's own view in a game with seat views, otherwise the spectators'.
     var view: Viewer { key.viewer }
+
+    /// The user it is signed in as at `now`, if its token has not expired.
+    func signedIn(at now: Instant) -> SignedUser? {
+        guard let user, user.isValid(at: now.unixTime) else { return nil }
+        return user
+    }
 }
 
 /// Chat's limit per connection: at most `lines` in any `window` seconds.

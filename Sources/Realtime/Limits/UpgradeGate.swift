@@ -1,3 +1,5 @@
+import Foundation
+
 /// The limits an operator sets for clients (PROTOCOL section 14), as the server's flags give them.
 /// Every limit is per node: in a cluster each node counts only its own clients.
 public struct ClientLimits: Sendable, Equatable {
@@ -64,18 +66,22 @@ struct ConnectionsPerAddress {
 /// connection. Plain Swift: the shell reads the headers and carries the decision out.
 struct UpgradeGate {
     enum Decision: Equatable {
-        /// Go ahead; the connection belongs to this client address.
-        case admit(ClientAddress)
+        /// Go ahead; the connection belongs to this client address, signed in as `user` when its
+        /// `Authorization: Bearer` token was good (PROTOCOL section 19).
+        case admit(ClientAddress, user: SignedUser?)
         /// Answer this instead of 101 and close; `limit` is the operator's limit that refused
         /// it (none for a wrong path or a server shutting down).
         case refuse(HTTPResponse, limit: LimitKind?)
     }
 
     let limits: ClientLimits
+    /// Checks a Bearer token; nil: the header is ignored (nobody signs in).
+    let auth: TokenVerifier?
     private(set) var connections: ConnectionsPerAddress
 
-    init(limits: ClientLimits) {
+    init(limits: ClientLimits, auth: TokenVerifier? = nil) {
         self.limits = limits
+        self.auth = auth
         connections = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
     }
 
@@ -84,8 +90,10 @@ struct UpgradeGate {
     ///   - peer: the TCP peer's address.
     ///   - forwardedFor: the `X-Forwarded-For` header, read only when `peer` is a trusted proxy.
     ///   - origin: the `Origin` header, if any.
-    func decide(path: String?, peer: ClientAddress, forwardedFor: String?, origin: String?,
-                stopping: Bool) -> Decision {
+    ///   - authorization: the `Authorization` header, read only when users sign in.
+    ///   - now: Unix seconds, for the token's `exp` and `nbf`.
+    func decide(path: String?, peer: ClientAddress, forwardedFor: String?, origin: String?, authorization: String? = nil,
+                now: Double = 0, stopping: Bool) -> Decision {
         if stopping { return .refuse(.text(503, "server shutting down\n"), limit: nil) }
         guard path == "/ws" else {
             return .refuse(.text(404, "no WebSocket here: the game protocol is at /ws\n"), limit: nil)
@@ -99,7 +107,19 @@ struct UpgradeGate {
             return .refuse(.text(429, "too many connections from \(who): at most \(connections.limit) at a time\n"),
                            limit: .connectionsPerAddress)
         }
-        return .admit(client)
+        var user: SignedUser?
+        if let auth, let authorization {
+            // A program signs in at the upgrade; a bad token is told now, not after 101.
+            guard authorization.lowercased().hasPrefix("bearer ") else {
+                return .refuse(.text(401, "Authorization must be Bearer followed by a JSON Web Token\n"), limit: nil)
+            }
+            let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+            switch auth.verify(token, now: now) {
+            case .success(let signedIn): user = signedIn
+            case .failure(let refusal): return .refuse(.text(401, "\(refusal)\n"), limit: nil)
+            }
+        }
+        return .admit(client, user: user)
     }
 
     /// The upgrade of an admitted client completed: its connection counts until `closed`.
@@ -121,6 +141,7 @@ extension HTTPResponse {
     static func reason(_ status: UInt32) -> String {
         switch status {
         case 400: return "Bad Request"
+        case 401: return "Unauthorized"
         case 403: return "Forbidden"
         case 404: return "Not Found"
         case 429: return "Too Many Requests"

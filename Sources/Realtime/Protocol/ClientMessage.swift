@@ -67,9 +67,13 @@ public struct ClientRequest: Sendable, Equatable {
 public enum ClientCommand: Sendable, Equatable {
     case create(kind: GameKind, options: JSON)
     /// `seat`: in a game with seats, the seat to take back (`p2`); otherwise the first free one.
-    case join(game: String, token: String, since: Int?, seat: String? = nil)
+    /// `token` nil: a signed-in user taking back their own place (PROTOCOL section 19).
+    case join(game: String, token: String?, since: Int?, seat: String? = nil)
     /// `replay`: a snapshot of seq 0 first, then every diff (an extension: see docs/PROTOCOL.md).
-    case watch(game: String, since: Int?, replay: Bool = false)
+    /// `key`: the watch key of a game watched by link (section 19).
+    case watch(game: String, since: Int?, replay: Bool = false, key: String? = nil)
+    /// Signs the connection in with a JSON Web Token (section 19).
+    case auth(jwt: String)
     case leave
     case list(follow: Bool?)
     case show
@@ -159,7 +163,12 @@ public enum ClientMessageParser {
             return .create(kind: kind, options: options)
         case "join":
             let game = try gameID(message)
-            guard let token = message["token"]?.stringValue else { throw .bad("join needs a token") }
+            var token: String?
+            switch message["token"] {
+            case nil, .null?: break
+            case .string(let given)?: token = given
+            default: throw .bad("token must be a string")
+            }
             var seat: String?
             switch message["seat"] {
             case nil, .null?: break
@@ -174,7 +183,16 @@ public enum ClientMessageParser {
             case .bool(let value)?: replay = value
             default: throw .bad("replay must be true or false")
             }
-            return .watch(game: try gameID(message), since: try since(message), replay: replay)
+            var key: String?
+            switch message["key"] {
+            case nil, .null?: break
+            case .string(let given)?: key = given
+            default: throw .bad("key must be a string")
+            }
+            return .watch(game: try gameID(message), since: try since(message), replay: replay, key: key)
+        case "auth":
+            guard case .string(let jwt)? = message["jwt"], !jwt.isEmpty else { throw .bad("auth needs a jwt") }
+            return .auth(jwt: jwt)
         case "leave": return .leave
         case "list":
             switch message["follow"] {

@@ -5,12 +5,13 @@ import Foundation
 /// encoder. Each message is encoded once, whatever the number of receivers; the
 /// bytes of each case are pinned by a golden test.
 enum ServerMessage: Sendable {
-    case created(game: String, token: String)
+    /// `key`: the watch key of a game watched by link or by its players only (section 19).
+    case created(game: String, token: String, key: String? = nil)
     /// `delay`: the game's spectator delay in seconds, when it has one (an extension: docs/PROTOCOL.md).
     /// `now`: the server's Unix time (section 17: every `joined` carries it); `clock` and `bots`
     /// as the game's options give them (sections 17 and 18).
     case joined(game: String, kind: GameKind, role: Role, seq: Int, delay: Double? = nil, clock: JSON? = nil,
-                bots: JSON? = nil, now: Double? = nil)
+                bots: JSON? = nil, now: Double? = nil, access: JoinedAccess = JoinedAccess())
     case snapshot(game: String, kind: GameKind, seq: Int, state: JSON)
     /// The ops array arrives already encoded by Core, so it is never rebuilt as a tree.
     case diff(game: String, seq: Int, encodedOps: String, cause: JSON)
@@ -18,19 +19,25 @@ enum ServerMessage: Sendable {
     case ack(id: JSON, seq: Int?)
     case error(ProtocolError, id: JSON?)
     case left(game: String)
-    case presence(game: String, players: Int, spectators: Int)
+    /// `names`: the signed-in players' names by player id, where users sign in (section 19).
+    case presence(game: String, players: Int, spectators: Int, names: JSON? = nil)
     /// `winnable`: nil when the game has no solver (its key is then left out), `.null` when undecided.
     case hint(from: String?, to: String?, winnable: JSON?)
     case lobby([LobbyEntry])
+    /// A connection signed in (section 19): the user's id and name, and when the token expires.
+    case authed(SignedUser)
     /// A chat line (PROTOCOL section 15); `at` in Unix seconds, sent as RFC 3339; `number` its
     /// place in the game's chat (`n`, an extension: a client drops a line it already has).
-    case chat(game: String, room: ChatRoom, by: String, text: String, at: Double, number: Int)
+    /// `name`: a signed-in player's name (section 19).
+    case chat(game: String, room: ChatRoom, by: String, text: String, at: Double, number: Int, name: String? = nil)
 
     var encoded: String {
         switch self {
-        case .created(let game, let token):
-            return JSON.object(["type": "created", "game": .string(game), "token": .string(token)]).encoded
-        case .joined(let game, let kind, let role, let seq, let delay, let clock, let bots, let now):
+        case .created(let game, let token, let key):
+            var pairs: [(key: String, value: JSON)] = [("type", "created"), ("game", .string(game)), ("token", .string(token))]
+            if let key { pairs.append(("key", .string(key))) }
+            return JSON.object(pairs).encoded
+        case .joined(let game, let kind, let role, let seq, let delay, let clock, let bots, let now, let access):
             var pairs: [(key: String, value: JSON)] = [
                 ("type", "joined"), ("game", .string(game)), ("kind", .string(kind.rawValue)),
                 ("role", .string(role.name)), ("seq", .int(seq)),
@@ -40,6 +47,9 @@ enum ServerMessage: Sendable {
             if let clock { pairs.append(("clock", clock)) }
             if let bots { pairs.append(("bots", bots)) }
             if let now { pairs.append(("now", .string(RFC3339.formatMilliseconds(Int((now * 1000).rounded()))))) }
+            if let names = access.names { pairs.append(("names", names)) }
+            if let watch = access.watch { pairs.append(("watch", .string(watch))) }
+            if let key = access.key { pairs.append(("key", .string(key))) }
             return JSON.object(pairs).encoded
         case .snapshot(let game, let kind, let seq, let state):
             return JSON.object([
@@ -74,10 +84,12 @@ enum ServerMessage: Sendable {
             return JSON.object(pairs).encoded
         case .left(let game):
             return JSON.object(["type": "left", "game": .string(game)]).encoded
-        case .presence(let game, let players, let spectators):
-            return JSON.object([
-                "type": "presence", "game": .string(game), "players": .int(players), "spectators": .int(spectators),
-            ]).encoded
+        case .presence(let game, let players, let spectators, let names):
+            var pairs: [(key: String, value: JSON)] = [
+                ("type", "presence"), ("game", .string(game)), ("players", .int(players)), ("spectators", .int(spectators)),
+            ]
+            if let names { pairs.append(("names", names)) }
+            return JSON.object(pairs).encoded
         case .hint(let from, let to, let winnable):
             var pairs: [(key: String, value: JSON)] = [
                 ("type", "hint"), ("from", from.map(JSON.string) ?? .null), ("to", to.map(JSON.string) ?? .null),
@@ -86,11 +98,18 @@ enum ServerMessage: Sendable {
             return JSON.object(pairs).encoded
         case .lobby(let games):
             return JSON.object(["type": "lobby", "games": .array(games.map(\.json))]).encoded
-        case .chat(let game, let room, let by, let text, let at, let number):
+        case .authed(let user):
             return JSON.object([
-                "type": "chat", "game": .string(game), "room": .string(room.rawValue), "by": .string(by),
-                "text": .string(text), "at": .string(RFC3339.format(at)), "n": .int(number),
+                ("type", "authed"), ("user", .string(user.id)), ("name", .string(user.name)),
+                ("expires", .string(RFC3339.format(user.expires))),
             ]).encoded
+        case .chat(let game, let room, let by, let text, let at, let number, let name):
+            var pairs: [(key: String, value: JSON)] = [
+                ("type", "chat"), ("game", .string(game)), ("room", .string(room.rawValue)), ("by", .string(by)),
+            ]
+            if let name { pairs.append(("name", .string(name))) }
+            pairs += [("text", .string(text)), ("at", .string(RFC3339.format(at))), ("n", .int(number))]
+            return JSON.object(pairs).encoded
         }
     }
 
@@ -99,13 +118,23 @@ enum ServerMessage: Sendable {
 
     private var frameKind: FrameKind {
         switch self {
-        case .joined(let game, let kind, let role, _, _, _, _, _): return .joined(game: game, kind: kind, role: role)
+        case .joined(let game, let kind, let role, _, _, _, _, _, _): return .joined(game: game, kind: kind, role: role)
         case .diff(_, let seq, _, _): return .diff(seq: seq)
         case .ack, .error: return .answer
         case .left(let game): return .left(game: game)
         default: return .plain
         }
     }
+}
+
+/// What `joined` says of who is who and who may watch (section 19).
+struct JoinedAccess: Sendable, Equatable {
+    /// The signed-in players' names by player id (only where users sign in).
+    var names: JSON?
+    /// The game's watch policy when it is not `anyone`.
+    var watch: String?
+    /// The watch key, for a player of a game watched by link or by players only.
+    var key: String?
 }
 
 extension JSON {
@@ -148,6 +177,10 @@ public struct LobbyEntry: Sendable, Equatable {
     /// The clock option and the bots' seats and levels, when the game has them (sections 17 and 18).
     var clock: JSON?
     var bots: JSON?
+    /// Signed-in players' names (section 19), where users sign in.
+    var names: JSON?
+    /// Who may watch, when not anyone (only `/api/games/GAME` with its key shows such a game).
+    var watch: String?
 
     var json: JSON {
         var pairs: [(key: String, value: JSON)] = [
@@ -159,6 +192,8 @@ public struct LobbyEntry: Sendable, Equatable {
         if let delay { pairs.append(("delay", JSON.seconds(delay))) }
         if let clock { pairs.append(("clock", clock)) }
         if let bots { pairs.append(("bots", bots)) }
+        if let names { pairs.append(("names", names)) }
+        if let watch { pairs.append(("watch", .string(watch))) }
         return .object(pairs)
     }
 
@@ -180,7 +215,7 @@ extension LobbyEntry {
               let updated = json["updated"]?.stringValue.flatMap(RFC3339.parse) else { return nil }
         self.init(game: game, kind: kind, status: status, seq: seq, players: players, spectators: spectators,
                   created: created, updated: updated, seats: json["seats"]?.intValue, delay: json["delay"]?.doubleValue,
-                  clock: json["clock"], bots: json["bots"])
+                  clock: json["clock"], bots: json["bots"], names: json["names"], watch: json["watch"]?.stringValue)
     }
 
 }

@@ -51,6 +51,7 @@ public final class BoardcastServer {
         lwsConfig.reusePort = options.reusePort
         lwsConfig.rxBufferSize = options.rxBufferSize
         lwsConfig.clientLimits = options.limits
+        lwsConfig.auth = options.auth
         lws = LWSContext(config: lwsConfig)
         self.lwsConfig = lwsConfig
         keepalive = KeepaliveWheel(intervalSeconds: options.pingInterval)
@@ -87,6 +88,8 @@ public final class BoardcastServer {
         config.idleSeconds = options.idleSeconds
         config.createsPerMinute = options.limits.createsPerMinute
         config.retainSeconds = options.retainDays.map { $0 * 86_400 }
+        config.auth = options.auth
+        config.requireAuth = options.requireAuth
         let node = options.node ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         if sharedStore != nil { config.sharedStoreNode = node }
         if options.store == nil && options.data == ":memory:" {
@@ -269,6 +272,8 @@ public final class BoardcastServer {
             metrics.countError(code)
         case .countRefusal(let limit):
             metrics.countRefusal(limit)
+        case .countSignIn(let ok):
+            metrics.countSignIn(ok: ok)
         case .log(let line):
             var metadata = Logger.Metadata()
             for field in line.metadata { metadata[field.key] = .string(field.value) }
@@ -303,12 +308,12 @@ public final class BoardcastServer {
 }
 
 extension BoardcastServer: LWSEvents {
-    func opened(_ connection: Connection, query: [String: String]) {
+    func opened(_ connection: Connection, query: [String: String], user: SignedUser?) {
         let now = clock.now
         keepalive.add(connection, now: now.monotonic)
         metrics.connections.increment()
         metrics.connectionsOpened.increment()
-        handle(.opened(connection.id, connection.clientAddress, query: query), at: now)
+        handle(.opened(connection.id, connection.clientAddress, query: query, user: user), at: now)
     }
 
     func received(_ connection: Connection, text: [UInt8]) {

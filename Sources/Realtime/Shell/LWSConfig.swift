@@ -2,7 +2,8 @@ import CLibWebSockets
 
 /// What the socket layer reports. Every call comes on the service thread.
 protocol LWSEvents: AnyObject {
-    func opened(_ connection: Connection, query: [String: String])
+    /// `user`: who its `Authorization: Bearer` token signed it in as, already verified.
+    func opened(_ connection: Connection, query: [String: String], user: SignedUser?)
     func received(_ connection: Connection, text: [UInt8])
     func receivedBinary(_ connection: Connection)
     func closed(_ connection: Connection)
@@ -35,6 +36,8 @@ public struct LWSConfig: Sendable {
     public var rxBufferSize = 512
     /// Per-address connections, trusted proxies and allowed origins, checked at each upgrade.
     public var clientLimits = ClientLimits()
+    /// Checks a `Authorization: Bearer` token at the upgrade (PROTOCOL section 19); nil: the header is ignored.
+    public var auth: TokenVerifier?
 
     public init(host: String, port: Int, webRoot: String) {
         self.host = host

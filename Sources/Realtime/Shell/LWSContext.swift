@@ -47,7 +47,7 @@ final class LWSContext {
     /// Who may upgrade, and the open connections of each client address.
     private var upgrades: UpgradeGate
     /// The client of the upgrade between its filter callback and its `ESTABLISHED` (the same call into lws).
-    private var admitting: (wsi: OpaquePointer, client: ClientAddress)?
+    private var admitting: (wsi: OpaquePointer, client: ClientAddress, user: SignedUser?)?
     /// Connections not read until then: they flooded control frames (`ControlFloodGuard`).
     private var paused: [(connection: Connection, until: Double)] = []
     /// The control-frame floods of connections that went over the limit (most never do): kept
@@ -83,7 +83,7 @@ final class LWSContext {
         // Frames are built in Protocol/ with room for lws's header in front; lws needs LWS_PRE of it.
         precondition(OutFrame.headroom >= boardcast_lws_pre(), "OutFrame.headroom is below LWS_PRE")
         self.config = config
-        upgrades = UpgradeGate(limits: config.clientLimits)
+        upgrades = UpgradeGate(limits: config.clientLimits, auth: config.auth)
     }
 
     deinit {
@@ -356,6 +356,7 @@ final class LWSContext {
             connection.io.socket = SocketHandle(wsi: wsi)
             // The filter callback decided who the client is, in this same call into lws.
             let client = admitting?.wsi == wsi ? admitting?.client ?? .unknown : .unknown
+            let signedIn = admitting?.wsi == wsi ? admitting?.user : nil
             admitting = nil
             upgrades.opened(client)
             connection.io.client = client
@@ -366,7 +367,7 @@ final class LWSContext {
             // Retained here, released on CLOSED: lws holds the only reference meanwhile.
             let pointer = UInt64(UInt(bitPattern: Unmanaged.passRetained(connection).toOpaque()))
             user.storeBytes(of: SessionSlot(kind: 1, value: pointer), as: SessionSlot.self)
-            events?.opened(connection, query: LWSHeaders.queryArguments(wsi))
+            events?.opened(connection, query: LWSHeaders.queryArguments(wsi), user: signedIn)
             return 0
 
         case LWS_CALLBACK_RECEIVE:
@@ -536,10 +537,12 @@ final class LWSContext {
         let trusted = upgrades.limits.trustedProxies
         let forwardedFor = trusted.isEmpty || !trusted.trusts(peer) ? nil : LWSHeaders.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
         let origin = upgrades.limits.origins.allowsEveryOrigin ? nil : LWSHeaders.header(wsi, WSI_TOKEN_ORIGIN)
+        let authorization = upgrades.auth == nil ? nil : LWSHeaders.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
         switch upgrades.decide(path: LWSHeaders.header(wsi, WSI_TOKEN_GET_URI), peer: peer, forwardedFor: forwardedFor,
-                               origin: origin, stopping: stopping) {
-        case .admit(let client):
-            admitting = (wsi, client)
+                               origin: origin, authorization: authorization, now: Date().timeIntervalSince1970,
+                               stopping: stopping) {
+        case .admit(let client, let user):
+            admitting = (wsi, client, user)
             return 0
         case .refuse(let response, let limit):
             if let limit { events?.refused(limit) }

@@ -28,6 +28,8 @@ public final class ServerMetrics: Sendable {
     let provenPoolTarget: Gauge
     private let errorCounters: [String: Counter]
     private let refusalCounters: [LimitKind: Counter]
+    private let signIns: Counter
+    private let signInsRefused: Counter
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "boardcast", metricName: metric, unitName: unit, helpText: help)
@@ -79,6 +81,10 @@ public final class ServerMetrics: Sendable {
                 descriptor: Self.name("errors", unit: "total", "Errors answered, by code"), labels: [("code", code.rawValue)])
         }
         errorCounters = counters
+        let signInHelp = "Tokens checked (auth messages and Bearer headers, PROTOCOL section 19), by result"
+        signIns = registry.makeCounter(descriptor: Self.name("sign_ins", unit: "total", signInHelp), labels: [("result", "ok")])
+        signInsRefused = registry.makeCounter(descriptor: Self.name("sign_ins", unit: "total", signInHelp),
+                                              labels: [("result", "refused")])
         refusalCounters = Dictionary(uniqueKeysWithValues: LimitKind.allCases.map { limit in
             (limit, registry.makeCounter(
                 descriptor: Self.name("limit_refusals", unit: "total",
@@ -90,6 +96,8 @@ public final class ServerMetrics: Sendable {
     func countError(_ code: ErrorCode) { errorCounters[code.rawValue]?.increment() }
 
     func countRefusal(_ limit: LimitKind) { refusalCounters[limit]?.increment() }
+
+    func countSignIn(ok: Bool) { (ok ? signIns : signInsRefused).increment() }
 
     public func render() -> String { registry.emitToString() }
 }

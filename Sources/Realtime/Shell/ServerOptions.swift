@@ -28,6 +28,10 @@ public struct ServerOptions: Sendable {
     public var limits = ClientLimits()
     /// Games untouched (no command, join or watch) this many days are deleted; nil keeps every game.
     public var retainDays: Double?
+    /// The keys that sign users in (PROTOCOL section 19); nil: nobody signs in.
+    public var auth: TokenVerifier?
+    /// `--require-auth`: `create`, `join` and `say` need a signed-in connection.
+    public var requireAuth = false
 
     /// The games this server offers.
     public var games: GameCatalog

@@ -1,0 +1,169 @@
+import Core
+import Crypto
+import _CryptoExtras
+import Foundation
+import Testing
+@testable import Realtime
+
+/// Signs tokens as an operator's site would, with keys made here.
+struct TokenMinter {
+    static let secret = Array("a shared secret of thirty-two bytes or more, for HS256".utf8)
+    static let now = 1_800_000_000.0
+    let p256 = P256.Signing.PrivateKey()
+    static let rsa = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+
+    var hmacKey: AuthKey { try! AuthKey.hs256(id: "shared", secret: Self.secret) }
+    var ecKey: AuthKey { try! AuthKey.publicKey(id: "ec", pem: p256.publicKey.pemRepresentation) }
+    var rsaKey: AuthKey { try! AuthKey.publicKey(id: "rsa", pem: Self.rsa.publicKey.pemRepresentation) }
+
+    static func claims(sub: String? = "u1", name: String? = "Ada", exp: Double? = now + 600, extra: [(String, JSON)] = [])
+        -> JSON {
+        var pairs: [(key: String, value: JSON)] = []
+        if let sub { pairs.append(("sub", .string(sub))) }
+        if let name { pairs.append(("name", .string(name))) }
+        if let exp { pairs.append(("exp", .double(exp))) }
+        return .object(pairs + extra.map { (key: $0.0, value: $0.1) })
+    }
+
+    static func header(_ alg: String, kid: String? = nil) -> JSON {
+        var pairs: [(key: String, value: JSON)] = [("alg", .string(alg)), ("typ", "JWT")]
+        if let kid { pairs.append(("kid", .string(kid))) }
+        return .object(pairs)
+    }
+
+    /// `header.claims` and a signature made by `sign` over it.
+    static func token(_ header: JSON, _ claims: JSON, sign: ([UInt8]) -> [UInt8]) -> String {
+        let signed = Base64URL.encode(Array(header.encoded.utf8)) + "." + Base64URL.encode(Array(claims.encoded.utf8))
+        return signed + "." + Base64URL.encode(sign(Array(signed.utf8)))
+    }
+
+    static func hs256(_ claims: JSON = claims(), secret: [UInt8] = secret, kid: String? = nil, alg: String = "HS256") -> String {
+        token(header(alg, kid: kid), claims) { Array(HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: secret))) }
+    }
+
+    func es256(_ claims: JSON = claims(), kid: String? = nil) -> String {
+        Self.token(Self.header("ES256", kid: kid), claims) { Array(try! p256.signature(for: $0).rawRepresentation) }
+    }
+
+    static func rs256(_ claims: JSON = claims(), kid: String? = nil) -> String {
+        token(header("RS256", kid: kid), claims) {
+            Array(try! rsa.signature(for: SHA256.hash(data: $0), padding: .insecurePKCS1v1_5).rawRepresentation)
+        }
+    }
+}
+
+@Suite struct TokenVerifierTests {
+    let mint = TokenMinter()
+    let now = TokenMinter.now
+
+    private func reason(_ verifier: TokenVerifier, _ token: String, at time: Double? = nil) -> String? {
+        if case .failure(let refusal) = verifier.verify(token, now: time ?? now) { return refusal.reason }
+        return nil
+    }
+
+    @Test func eachKindOfKeySignsAUserIn() throws {
+        let verifier = TokenVerifier(keys: [mint.hmacKey, mint.ecKey, mint.rsaKey])
+        for token in [TokenMinter.hs256(), mint.es256(), TokenMinter.rs256()] {
+            let user = try verifier.verify(token, now: now).get()
+            #expect(user == SignedUser(id: "u1", name: "Ada", expires: now + 600))
+        }
+        let unnamed = try verifier.verify(TokenMinter.hs256(TokenMinter.claims(name: nil)), now: now).get()
+        #expect(unnamed.name == "u1", "the id is the name when the token gives none")
+    }
+
+    @Test func theAlgorithmIsTheKeysNeverTheTokens() {
+        let rsaOnly = TokenVerifier(keys: [mint.rsaKey])
+        // `none`, with an empty signature: no key has that algorithm.
+        let none = TokenMinter.token(TokenMinter.header("none"), TokenMinter.claims()) { _ in [] }
+        #expect(reason(rsaOnly, none) == "no key for algorithm none")
+        // HMAC keyed with the public key's own bytes (the classic confusion): no HS256 key here.
+        let pem = Array(TokenMinter.rsa.publicKey.pemRepresentation.utf8)
+        #expect(reason(rsaOnly, TokenMinter.hs256(secret: pem)) == "no key for algorithm HS256")
+        let der = Array(TokenMinter.rsa.publicKey.derRepresentation)
+        #expect(reason(rsaOnly, TokenMinter.hs256(secret: der)) == "no key for algorithm HS256")
+        // A token that names the RSA key but claims HS256 is refused, not checked as HMAC.
+        #expect(reason(rsaOnly, TokenMinter.hs256(secret: pem, kid: "rsa")) == "no key for algorithm HS256")
+        // An ES256 signature presented as RS256 by a key of the other kind.
+        let both = TokenVerifier(keys: [mint.rsaKey, mint.ecKey])
+        let swapped = TokenMinter.token(TokenMinter.header("RS256"), TokenMinter.claims()) {
+            Array(try! mint.p256.signature(for: $0).rawRepresentation)
+        }
+        #expect(reason(both, swapped) == "bad signature")
+    }
+
+    @Test func aWrongSignatureOrAnotherSecretIsRefused() {
+        let verifier = TokenVerifier(keys: [mint.hmacKey, mint.ecKey])
+        #expect(reason(verifier, TokenMinter.hs256(secret: Array("another secret, also long enough for HS256".utf8)))
+                == "bad signature")
+        let other = TokenMinter()
+        #expect(reason(verifier, other.es256()) == "bad signature", "a token of another P-256 key")
+        var tampered = Array(TokenMinter.hs256().utf8)
+        tampered[tampered.count / 2] = tampered[tampered.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(reason(verifier, String(decoding: tampered, as: UTF8.self)) != nil)
+    }
+
+    @Test func timeClaimsAreCheckedWithThirtySecondsOfLeeway() {
+        let verifier = TokenVerifier(keys: [mint.hmacKey])
+        #expect(reason(verifier, TokenMinter.hs256(TokenMinter.claims(exp: now - 31))) == "expired")
+        #expect(reason(verifier, TokenMinter.hs256(TokenMinter.claims(exp: now - 29))) == nil, "inside the leeway")
+        #expect(reason(verifier, TokenMinter.hs256(TokenMinter.claims(exp: nil))) == "no exp")
+        #expect(reason(verifier, TokenMinter.hs256(TokenMinter.claims(extra: [("nbf", .double(now + 31))]))) == "not yet valid")
+        #expect(reason(verifier, TokenMinter.hs256(TokenMinter.claims(extra: [("nbf", .double(now + 29))]))) == nil)
+        #expect(reason(verifier, TokenMinter.hs256(TokenMinter.claims(exp: nil, extra: [("exp", "soon")]))) == "malformed")
+        let user = SignedUser(id: "u", name: "u", expires: now)
+        #expect(user.isValid(at: now + 29) && !user.isValid(at: now + 30), "a connection is signed out once exp and the leeway pass")
+    }
+
+    @Test func issuerAudienceSubjectAndNameAreChecked() {
+        let strict = TokenVerifier(keys: [mint.hmacKey], issuer: "https://site.example", audience: "boardcast")
+        let good = TokenMinter.claims(extra: [("iss", "https://site.example"), ("aud", "boardcast")])
+        #expect(reason(strict, TokenMinter.hs256(good)) == nil)
+        #expect(reason(strict, TokenMinter.hs256(TokenMinter.claims(extra: [("iss", "https://site.example"),
+                                                                           ("aud", .array(["other", "boardcast"]))]))) == nil)
+        #expect(reason(strict, TokenMinter.hs256(TokenMinter.claims(extra: [("iss", "https://evil.example"), ("aud", "boardcast")])))
+                == "wrong issuer")
+        #expect(reason(strict, TokenMinter.hs256(TokenMinter.claims(extra: [("iss", "https://site.example"), ("aud", "other")])))
+                == "wrong audience")
+        #expect(reason(strict, TokenMinter.hs256(TokenMinter.claims(extra: [("aud", "boardcast")]))) == "wrong issuer")
+        let plain = TokenVerifier(keys: [mint.hmacKey])
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(sub: nil))) == "no sub")
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(sub: ""))) == "no sub")
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(sub: String(repeating: "x", count: 129)))) == "bad sub")
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(name: String(repeating: "é", count: 41)))) == "bad name")
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(name: String(repeating: "é", count: 40)))) == nil)
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(name: ""))) == "bad name")
+        #expect(reason(plain, TokenMinter.hs256(TokenMinter.claims(name: "Ada\u{0007}"))) == "bad name")
+    }
+
+    @Test func garbageAndOverLongTokensAreRefusedUnread() {
+        let verifier = TokenVerifier(keys: [mint.hmacKey])
+        for garbage in ["", "abc", "a.b", "a.b.c.d", "!!.??.##", "e30.e30.", "W10.e30.AA", "e30.W10.AA", "bm90IGpzb24.e30.AA"] {
+            #expect(reason(verifier, garbage) == "malformed", "\(garbage)")
+        }
+        let long = TokenMinter.hs256(TokenMinter.claims(extra: [("pad", .string(String(repeating: "x", count: 9000)))]))
+        #expect(reason(verifier, long) == "too long")
+        let crit = TokenMinter.token(.object([("alg", "HS256"), ("crit", .array(["exp"]))]), TokenMinter.claims()) {
+            Array(HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: TokenMinter.secret)))
+        }
+        #expect(reason(verifier, crit) == "unsupported crit header")
+    }
+
+    @Test func aKidChoosesTheKeyForRotation() {
+        let old = TokenMinter()
+        let oldKey = try! AuthKey.publicKey(id: "2026-10", pem: old.p256.publicKey.pemRepresentation)
+        let newKey = try! AuthKey.publicKey(id: "2026-11", pem: mint.p256.publicKey.pemRepresentation)
+        let verifier = TokenVerifier(keys: [oldKey, newKey])
+        #expect(reason(verifier, old.es256(kid: "2026-10")) == nil)
+        #expect(reason(verifier, mint.es256(kid: "2026-11")) == nil)
+        #expect(reason(verifier, mint.es256()) == nil, "without a kid every key of its algorithm is tried")
+        #expect(reason(verifier, old.es256(kid: "2026-11")) == "bad signature", "the named key only")
+        #expect(reason(verifier, mint.es256(kid: "2026-09")) == "unknown key id")
+    }
+
+    @Test func keysAreCheckedWhenLoaded() {
+        #expect(throws: AuthKeyError.self) { try AuthKey.hs256(id: "short", secret: Array("too short".utf8)) }
+        #expect(throws: AuthKeyError.self) { try AuthKey.publicKey(id: "junk", pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----") }
+        let pem = Array(TokenMinter.rsa.publicKey.pemRepresentation.utf8)
+        #expect(throws: AuthKeyError.self, "a public key given as a shared secret") { try AuthKey.hs256(id: "mixup", secret: pem) }
+    }
+}
