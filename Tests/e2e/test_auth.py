@@ -334,30 +334,47 @@ def test_every_bad_token_is_forbidden_with_its_reason_and_changes_nothing(start_
 
     async def scenario():
         wrong: list[str] = []
+        # `auth` has a limit of its own (20 in 20 s a connection): a fresh connection per few tokens.
+        per_connection = 8
         # A connection signed in as no one stays so.
-        nobody = await Client.connect(server.ws(), "nobody")
-        for bad in bad_tokens(keys, ADA):
-            problem = await refused_auth(nobody, bad.jwt, bad.reasons)
-            if problem:
-                wrong.append(f"not signed in, {bad.label}: {problem}")
-        created = await nobody.create("four")
-        assert created.one("joined").get("names") == {}, f"still signed in as no one: {created.one('joined')}"
+        bads = bad_tokens(keys, ADA)
+        for start in range(0, len(bads), per_connection):
+            nobody = await Client.connect(server.ws(), "nobody")
+            for bad in bads[start:start + per_connection]:
+                problem = await refused_auth(nobody, bad.jwt, bad.reasons)
+                if problem:
+                    wrong.append(f"not signed in, {bad.label}: {problem}")
+            created = await nobody.create("four")
+            assert created.one("joined").get("names") == {}, f"still signed in as no one: {created.one('joined')}"
+            await close_all(nobody)
 
         # A connection signed in as Ada, in a game, stays Ada.
-        ada = await Client.connect(server.ws(), "ada")
-        await sign_in(ada, keys.token(keys.rsa, ADA))
-        game = (await ada.create("four")).one("created")["game"]
-        for bad in bad_tokens(keys, EVE):
-            problem = await refused_auth(ada, bad.jwt, bad.reasons)
-            if problem:
-                wrong.append(f"signed in as Ada, {bad.label}: {problem}")
-        said = await ada.request({"type": "say", "text": "still Ada"})
-        assert said.ok and said.one("chat").get("name") == ADA.name, said
-        watcher = await Client.connect(server.ws(), "watcher")
-        watched = await watcher.watch(game)
-        assert watched.one("joined")["names"] == {"p1": ADA.name}, watched.one("joined")
+        bads = bad_tokens(keys, EVE)
+        for start in range(0, len(bads), per_connection):
+            ada = await Client.connect(server.ws(), "ada")
+            await sign_in(ada, keys.token(keys.rsa, ADA))
+            game = (await ada.create("four")).one("created")["game"]
+            for bad in bads[start:start + per_connection]:
+                problem = await refused_auth(ada, bad.jwt, bad.reasons)
+                if problem:
+                    wrong.append(f"signed in as Ada, {bad.label}: {problem}")
+            said = await ada.request({"type": "say", "text": "still Ada"})
+            assert said.ok and said.one("chat").get("name") == ADA.name, said
+            watcher = await Client.connect(server.ws(), "watcher")
+            watched = await watcher.watch(game)
+            assert watched.one("joined")["names"] == {"p1": ADA.name}, watched.one("joined")
+            await close_all(ada, watcher)
         assert wrong == [], "\n".join(wrong)
-        await close_all(nobody, ada, watcher)
+
+        # The 21st auth in twenty seconds on one connection is limited, and changes nothing.
+        busy = await Client.connect(server.ws(), "busy")
+        for _ in range(20):
+            await sign_in(busy, keys.token(keys.rsa, ADA))
+        over = await busy.request({"type": "auth", "jwt": keys.token(keys.rsa, EVE)})
+        assert over.ack.get("code") == "limited", over.ack
+        created = await busy.create("four")
+        assert created.one("joined")["names"] == {"p1": ADA.name}, "still Ada after the refused 21st"
+        await close_all(busy)
 
     run(scenario(), timeout=120)
     stop_and_check_logs(keys, server)

@@ -275,6 +275,11 @@ public final class Hub {
                           now: now, into: &effects)
             return
         }
+        if let wait = sessions.modify(id, { $0.authTimes.take(now: now.monotonic) }) ?? nil {
+            replies.error(id, ProtocolError(.limited, "auth is limited to \(RecentLimit.auth.count) in \(Int(RecentLimit.auth.window)) s: try again in "
+                                            + "\(Int(wait.rounded(.up))) s"), requestID: requestID, now: now, into: &effects)
+            return
+        }
         switch verifier.verify(jwt, now: now.unixTime) {
         case .failure(let refusal):
             effects.append(.countSignIn(ok: false))

@@ -289,7 +289,7 @@ final class Play {
         }
         if let wait = sessions.modify(id, { $0.chatTimes.take(now: now.monotonic) }) ?? nil {
             effects.append(.countRefusal(.chatRate))
-            replies.error(id, ProtocolError(.limited, "chat is limited to \(ChatRate.lines) lines in \(Int(ChatRate.window)) s: "
+            replies.error(id, ProtocolError(.limited, "chat is limited to \(RecentLimit.chat.count) lines in \(Int(RecentLimit.chat.window)) s: "
                                             + "try again in \(Int(wait.rounded(.up))) s"),
                           requestID: requestID, now: now, into: &effects)
             return

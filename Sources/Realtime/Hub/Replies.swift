@@ -9,7 +9,11 @@ struct Replies {
     /// An error, counted and logged, in order with the connection's other replies.
     func error(_ id: ConnectionID, _ error: ProtocolError, requestID: JSON?, now: Instant, into effects: inout Effects) {
         effects.append(.countError(error.code))
-        effects.log(.info, "refused", ["conn": "\(id)", "code": error.code.rawValue, "why": error.message])
+        // A bad request's message may quote what the client sent (a pasted token, a watch key):
+        // only the code is logged for it.
+        let quotesClient = error.code == .badRequest || error.code == .unknownType
+        effects.log(.info, "refused", quotesClient ? ["conn": "\(id)", "code": error.code.rawValue]
+                                                   : ["conn": "\(id)", "code": error.code.rawValue, "why": error.message])
         send(ServerMessage.error(error, id: requestID).frame, to: id, now: now, into: &effects)
     }
 

@@ -145,7 +145,9 @@ struct Session {
     var recipientSlot = -1
     var bucket: TokenBucket
     /// Chat's own limit (PROTOCOL section 15): times of its recent lines.
-    var chatTimes = ChatRate()
+    var chatTimes = RecentLimit.chat
+    /// `auth`'s own limit: each costs a signature check on the service thread.
+    var authTimes = RecentLimit.auth
     /// Set while the connection waits for something slow (a game loading, history read from
     /// storage, a solver, a forwarded request); frames that arrive meanwhile are held and
     /// answered in order after.
@@ -168,16 +170,27 @@ struct Session {
     }
 }
 
-/// Chat's limit per connection: at most `lines` in any `window` seconds.
-struct ChatRate {
-    static let lines = 5
-    static let window = 10.0
+/// A per-connection limit: at most `count` in any `window` seconds.
+struct RecentLimit {
+    /// Chat (PROTOCOL section 15): five lines in ten seconds.
+    static let chat = RecentLimit(count: 5, window: 10)
+    /// Sign-ins (section 19): a page renews a token every few minutes; twenty in twenty seconds
+    /// bounds what one connection costs the service thread in signature checks (up to 60 µs each).
+    static let auth = RecentLimit(count: 20, window: 20)
+
+    let count: Int
+    let window: Double
     private var times: [Double] = []
 
-    /// Records a line said now; nil if allowed, else the seconds until the next one is.
+    init(count: Int, window: Double) {
+        self.count = count
+        self.window = window
+    }
+
+    /// Records one now; nil if allowed, else the seconds until the next one is.
     mutating func take(now: Double) -> Double? {
-        times.removeAll { now - $0 >= Self.window }
-        guard times.count < Self.lines else { return Self.window - (now - times[0]) }
+        times.removeAll { now - $0 >= window }
+        guard times.count < count else { return window - (now - times[0]) }
         times.append(now)
         return nil
     }

@@ -37,19 +37,31 @@ enum Shorthand {
                 seat = String(last.dropFirst(5))
                 rest.removeLast()
             }
-            guard rest.count == 2 || rest.count == 3 else { throw usage("join GAME TOKEN [SINCE] [seat=pN]") }
-            var pairs: [(key: String, value: JSON)] = [("type", "join"), ("game", .string(rest[0])), ("token", .string(rest[1]))]
+            // `join GAME` alone: a signed-in player taking their own place back (section 19).
+            guard (1...3).contains(rest.count) else { throw usage("join GAME [TOKEN] [SINCE] [seat=pN]") }
+            var pairs: [(key: String, value: JSON)] = [("type", "join"), ("game", .string(rest[0]))]
+            if rest.count >= 2 { pairs.append(("token", .string(rest[1]))) }
             if rest.count == 3 { pairs.append(("since", try integer(rest[2], "SINCE"))) }
             if let seat { pairs.append(("seat", .string(seat))) }
             return .object(pairs)
         case "watch":
-            guard args.count == 1 || args.count == 2 else { throw usage("watch GAME [SINCE]") }
-            var pairs: [(key: String, value: JSON)] = [("type", "watch"), ("game", .string(args[0]))]
-            if args.count == 2 { pairs.append(("since", try integer(args[1], "SINCE"))) }
+            var rest = args
+            let key = takeKey(&rest)
+            guard rest.count == 1 || rest.count == 2 else { throw usage("watch GAME [SINCE] [key=KEY]") }
+            var pairs: [(key: String, value: JSON)] = [("type", "watch"), ("game", .string(rest[0]))]
+            if rest.count == 2 { pairs.append(("since", try integer(rest[1], "SINCE"))) }
+            if let key { pairs.append(("key", .string(key))) }
             return .object(pairs)
         case "replay":
-            guard args.count == 1 else { throw usage("replay GAME") }
-            return .object(["type": "watch", "game": .string(args[0]), "replay": true])
+            var rest = args
+            let key = takeKey(&rest)
+            guard rest.count == 1 else { throw usage("replay GAME [key=KEY]") }
+            var pairs: [(key: String, value: JSON)] = [("type", "watch"), ("game", .string(rest[0])), ("replay", true)]
+            if let key { pairs.append(("key", .string(key))) }
+            return .object(pairs)
+        case "auth":
+            guard args.count == 1 else { throw usage("auth JWT") }
+            return .object(["type": "auth", "jwt": .string(args[0])])
         case "list":
             switch args {
             case []: return .object(["type": "list"])
@@ -66,6 +78,13 @@ enum Shorthand {
         default:
             throw ProtocolError(.unknownType, "unknown command \(verb)")
         }
+    }
+
+    /// A trailing `key=KEY` (a game watched by link), taken off the words.
+    private static func takeKey(_ words: inout [String]) -> String? {
+        guard let last = words.last, last.hasPrefix("key=") else { return nil }
+        words.removeLast()
+        return String(last.dropFirst(4))
     }
 
     static func keyValues(_ args: [String]) throws(ProtocolError) -> JSON {
