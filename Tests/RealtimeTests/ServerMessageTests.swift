@@ -53,6 +53,21 @@ import Testing
         #expect(bytes(.left(game: "g1")) == #"{"type":"left","game":"g1"}"#)
     }
 
+    /// Section 19: who is who and who may watch.
+    @Test func signedInPlayersAndWatchKeys() {
+        #expect(bytes(.authed(user: "u1", name: "Ada", expires: 1_800_000_600))
+            == #"{"type":"authed","user":"u1","name":"Ada","expires":"2027-01-15T08:10:00Z"}"#)
+        #expect(bytes(.created(game: "g1", token: "t", key: "k_-1"))
+            == #"{"type":"created","game":"g1","token":"t","key":"k_-1"}"#)
+        let access = JoinedAccess(names: .object([("p1", "Ada")]), watch: "link", key: "k_-1")
+        #expect(bytes(.joined(game: "g1", kind: GameKind("four"), role: .player("p1"), seq: 0, access: access))
+            == #"{"type":"joined","game":"g1","kind":"four","role":"player","seq":0,"you":"p1","names":{"p1":"Ada"},"watch":"link","key":"k_-1"}"#)
+        #expect(bytes(.presence(game: "g1", players: 1, spectators: 0, names: .object([("p1", "Ada")])))
+            == #"{"type":"presence","game":"g1","players":1,"spectators":0,"names":{"p1":"Ada"}}"#)
+        #expect(bytes(.chat(game: "g1", room: .players, by: "p1", text: "hi", at: 1_800_000_000, number: 1, name: "Ada"))
+            == #"{"type":"chat","game":"g1","room":"players","by":"p1","name":"Ada","text":"hi","at":"2027-01-15T08:00:00Z","n":1}"#)
+    }
+
     @Test func presence() {
         #expect(bytes(.presence(game: "g1", players: 2, spectators: 10000))
             == #"{"type":"presence","game":"g1","players":2,"spectators":10000}"#)

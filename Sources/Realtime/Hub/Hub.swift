@@ -289,11 +289,11 @@ public final class Hub {
             sessions.modify(id) { $0.user = user }
             if sessions.room(of: id) == nil, let seq = cluster?.seenSeq(id) {
                 // In a game another node owns: answered here, with the seq this connection has seen.
-                effects.send(ServerMessage.authed(user).frame, to: id)
+                effects.send(ServerMessage.authed(user: user.id, name: user.name, expires: user.expires).frame, to: id)
                 if let requestID { effects.send(ServerMessage.ack(id: requestID, seq: seq).frame, to: id) }
                 return
             }
-            replies.answer(id, [ServerMessage.authed(user).frame], requestID: requestID, now: now, into: &effects)
+            replies.answer(id, [ServerMessage.authed(user: user.id, name: user.name, expires: user.expires).frame], requestID: requestID, now: now, into: &effects)
         }
     }
 

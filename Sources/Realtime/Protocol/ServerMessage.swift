@@ -25,7 +25,7 @@ enum ServerMessage: Sendable {
     case hint(from: String?, to: String?, winnable: JSON?)
     case lobby([LobbyEntry])
     /// A connection signed in (section 19): the user's id and name, and when the token expires.
-    case authed(SignedUser)
+    case authed(user: String, name: String, expires: Double)
     /// A chat line (PROTOCOL section 15); `at` in Unix seconds, sent as RFC 3339; `number` its
     /// place in the game's chat (`n`, an extension: a client drops a line it already has).
     /// `name`: a signed-in player's name (section 19).
@@ -98,10 +98,9 @@ enum ServerMessage: Sendable {
             return JSON.object(pairs).encoded
         case .lobby(let games):
             return JSON.object(["type": "lobby", "games": .array(games.map(\.json))]).encoded
-        case .authed(let user):
+        case .authed(let user, let name, let expires):
             return JSON.object([
-                ("type", "authed"), ("user", .string(user.id)), ("name", .string(user.name)),
-                ("expires", .string(RFC3339.format(user.expires))),
+                ("type", "authed"), ("user", .string(user)), ("name", .string(name)), ("expires", .string(RFC3339.format(expires))),
             ]).encoded
         case .chat(let game, let room, let by, let text, let at, let number, let name):
             var pairs: [(key: String, value: JSON)] = [
