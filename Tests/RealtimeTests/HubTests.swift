@@ -730,3 +730,32 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(creator.contains { $0["type"] == "event" && $0["event"] == "start" })
     }
 }
+
+/// Issue 29: a connection keeps the player id `joined` gave it when it comes back through
+/// another node (its node re-joins with `seat`: that id), in a game without seats too.
+@Suite struct PlayerIdentityTests {
+    @Test func aRejoinWithItsPlayerIDInAGameWithoutSeatsGetsThatIDBack() {
+        let h = HubHarness()
+        h.open(1)
+        let (game, token) = h.createKlondike(1)
+        h.open(2)
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        #expect(h.take(2).first { $0["type"] == "joined" }?["you"] == "p2")
+        h.close(2)
+        h.open(3)
+        h.send(3, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        #expect(h.take(3).first { $0["type"] == "joined" }?["you"] == "p2", "the id it had, free again")
+        h.open(4)
+        h.send(4, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        #expect(h.take(4).first { $0["type"] == "joined" }?["you"] == "p3", "held by another connection: a new id")
+        h.open(5)
+        h.send(5, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p40"}"#)
+        #expect(h.take(5).first { $0["type"] == "joined" }?["you"] == "p40")
+        h.open(6)
+        h.send(6, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        #expect(h.take(6).first { $0["type"] == "joined" }?["you"] == "p41", "an id given back is never handed out again")
+        h.open(7)
+        h.send(7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"admin"}"#)
+        #expect(h.take(7).first { $0["type"] == "joined" }?["you"] == "p42", "not a player id: ignored")
+    }
+}

@@ -102,12 +102,16 @@ def test_a_frozen_owner_thawed_after_its_lease_adds_nothing_and_its_members_catc
 
     async def scenario():
         player = await Client.connect(a.ws(), "player@a")
-        created = (await player.create("klondike", seed=6)).one("created")
+        made = await player.create("klondike", seed=6)
+        created = made.one("created")
+        created_you = made.one("joined")["you"]
         game, token = created["game"], created["token"]
         spectator_a = await Client.connect(a.ws(), "spectator@a")
         assert (await spectator_a.watch(game)).ok
         other = await Client.connect(b.ws(), "player@b")
-        assert (await other.join(game, token)).ok
+        joined = await other.join(game, token)
+        assert joined.ok
+        other_you = joined.one("joined")["you"]
         await player.move({"type": "tap", "target": "/stock"})
         os.kill(a.proc.pid, signal.SIGSTOP)
         try:
@@ -121,8 +125,15 @@ def test_a_frozen_owner_thawed_after_its_lease_adds_nothing_and_its_members_catc
         answer = await late
         # Never acked into a second history: refused (`unavailable`), or carried to the new owner.
         assert answer.ack.get("code") == "unavailable" or answer.ack.get("seq", 0) >= 4, answer
-        # The thawed node's members catch up through the game's new owner and play on.
-        await player.move({"type": "tap", "target": "/stock", "id": "after"})
+        # The thawed node's members catch up through the game's new owner and play on, each as
+        # the player `joined` told it it is (issue 29: not a new id from the new owner).
+        after = await player.request({"type": "tap", "target": "/stock", "id": "after"})
+        assert after.ok, after.ack
+        own = [m for m in after.of("diff") if m["seq"] == after.ack["seq"]]
+        assert own and own[0]["cause"].get("by") == created_you, (list(after), created_you)
+        moved = await other.request({"type": "tap", "target": "/stock", "id": "other-after"})
+        own = [m for m in moved.of("diff") if m["seq"] == moved.ack["seq"]]
+        assert own and own[0]["cause"].get("by") == other_you, (list(moved), other_you)
         final = (await fresh_snapshot(b.ws(), game))["state"]
         seq = (await fresh_snapshot(b.ws(), game))["seq"]
         for client in (player, spectator_a, other):

@@ -151,7 +151,7 @@ final class RemoteFeeds {
             }
             var join = forward.join ?? old?.join ?? .null
             if let player {
-                // A re-join takes the same seat back (a game without seats ignores `seat`).
+                // A re-join takes the same seat back (in a game without seats, the same player id).
                 join = join.setting("seat", to: .string(player))
             }
             let same = old?.game == game && old?.owner == forward.owner

@@ -206,8 +206,14 @@ final class Admission {
             return holder.user != user?.id
         }
         guard !room.seats.isEmpty else {
-            // No seats: a signed-in player gets their own player id back, anyone else the next one.
-            return .success(Placement(seat: own, evicts: own.flatMap(room.members.holder(of:))))
+            // No seats: a signed-in player gets their own player id back; a player coming back
+            // through another node (`seat`: the id its `joined` gave it) gets that id if nobody
+            // holds it and it is no other user's; anyone else the next one.
+            if let own { return .success(Placement(seat: own, evicts: room.members.holder(of: own))) }
+            if let asked, RoomMembers.isPlayerID(asked), room.members.holder(of: asked) == nil, !isOthers(asked) {
+                return .success(Placement(seat: asked))
+            }
+            return .success(Placement())
         }
         let wanted = asked ?? own
         if let wanted, isOthers(wanted), let holder = room.users.holder(of: wanted) {

@@ -86,6 +86,8 @@ struct RoomMembers {
         if let seat {
             seatHolders[seat] = id
             seatsTaken.insert(seat)
+            // A player id given back (`pN`) is never handed out again to a new player.
+            if let number = Self.playerNumber(seat) { nextPlayer = max(nextPlayer, number + 1) }
             return (.player(seat), seat)
         }
         defer { nextPlayer += 1 }
@@ -117,6 +119,15 @@ struct RoomMembers {
 
     /// The creator's player id in a game without seats.
     static let firstPlayer = "p1"
+
+    /// `p1`, `p2`...: the player ids of a game without seats (up to a million).
+    static func isPlayerID(_ name: String) -> Bool { playerNumber(name) != nil }
+
+    private static func playerNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("p"), let number = Int(name.dropFirst()), (1...1_000_000).contains(number),
+              name == "p\(number)" else { return nil }
+        return number
+    }
 
     func everySeatTaken(of seats: [String]) -> Bool { !seats.isEmpty && seatsTaken.count == seats.count }
 

@@ -127,9 +127,12 @@ final class Handover {
         for id in everyone {
             guard let session = sessions[id], !id.isRemote else { continue }
             var join: JSON = .object(["type": "watch", "game": .string(room.id)])
-            if session.role?.isPlayer == true, let token = session.credential {
-                join = .object(["type": "join", "game": .string(room.id), "token": .string(token)])
-                if case .seat(let seat) = session.key { join = join.setting("seat", to: .string(seat)) }
+            if case .player(let player)? = session.role, session.credential != nil || session.signedIn(at: now) != nil {
+                // The same player id (its seat, or `pN` in a game without seats) on the new owner:
+                // a connection keeps the identity `joined` gave it. A signed-in player who joined
+                // without the token comes back the same way.
+                join = .object(["type": "join", "game": .string(room.id), "seat": .string(player)])
+                if let token = session.credential { join = join.setting("token", to: .string(token)) }
             }
             members.append((id, join, session.key == .delayed ? room.spectatorSeq : room.releasedSeq))
         }
