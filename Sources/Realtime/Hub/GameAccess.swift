@@ -120,3 +120,8 @@ struct GameUsers: Equatable, Sendable {
         })
     }
 }
+
+extension ProtocolError {
+    /// `--require-auth`: what a connection that is not signed in is told when it creates, joins or chats.
+    static let signInFirst = ProtocolError(.forbidden, "sign in first: this server requires auth (send auth with your token)")
+}

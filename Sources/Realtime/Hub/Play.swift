@@ -265,8 +265,7 @@ final class Play {
             return
         }
         if requiresSignIn, session.signedIn(at: now) == nil {
-            replies.error(id, ProtocolError(.forbidden, "sign in first: this server requires auth (send auth with your token)"),
-                          requestID: requestID, now: now, into: &effects)
+            replies.error(id, .signInFirst, requestID: requestID, now: now, into: &effects)
             return
         }
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
