@@ -121,7 +121,13 @@ import Testing
 
     @Test func shorthandErrors() {
         #expect(errorCode("dance now") == .unknownType)
-        #expect(errorCode("join onlygame") == .badRequest)
+        #expect(errorCode("join") == .badRequest)
+        #expect(errorCode("join g t 3 4") == .badRequest)
+        #expect(command("join onlygame") == .join(game: "onlygame", token: nil, since: nil), "a signed-in player's own place")
+        #expect(command("watch g key=K") == .watch(game: "g", since: nil, key: "K"))
+        #expect(command("replay g key=K") == .watch(game: "g", since: nil, replay: true, key: "K"))
+        #expect(command("auth a.b.c") == .auth(jwt: "a.b.c"))
+        #expect(errorCode("auth") == .badRequest)
         #expect(errorCode("tap") == .badRequest)
         #expect(errorCode("drag a") == .badRequest)
         #expect(errorCode("alpha up") == .badRequest)
