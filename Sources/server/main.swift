@@ -76,6 +76,9 @@ struct Server: ParsableCommand {
     @Option(name: .customLong("auth-audience"), help: ArgumentHelp("Every token must carry this aud.", valueName: "aud"))
     var authAudience: String?
 
+    @Option(name: .customLong("auth-site"), help: ArgumentHelp("The operator's site (SCHEME://HOST[:PORT]); repeatable. The page takes a token by postMessage only from a window of these origins; without, from the window that opened it, whatever its origin.", valueName: "url"))
+    var authSite: [String] = []
+
     @Flag(name: .customLong("require-auth"), help: "create, join and say need a signed-in connection (an auth key is needed).")
     var requireAuth = false
 
@@ -89,14 +92,23 @@ struct Server: ParsableCommand {
             throw ValidationError("\(error)")
         }
         guard !keys.isEmpty else {
-            if requireAuth || authIssuer != nil || authAudience != nil {
-                throw ValidationError("--require-auth, --auth-issuer and --auth-audience need a key: --auth-hs256 or --auth-public-key")
+            if requireAuth || authIssuer != nil || authAudience != nil || !authSite.isEmpty {
+                throw ValidationError("--require-auth, --auth-issuer, --auth-audience and --auth-site need a key: --auth-hs256 or --auth-public-key")
             }
             return nil
         }
         let ids = keys.map(\.id)
         guard Set(ids).count == ids.count else { throw ValidationError("two auth keys have the same id (file name): \(ids)") }
         return TokenVerifier(keys: keys, issuer: authIssuer, audience: authAudience)
+    }
+
+    /// `--auth-site` as browsers write origins.
+    func authSites() throws -> [String] {
+        do {
+            return try OriginPolicy(allowing: authSite).allowed.sorted()
+        } catch let invalid as OriginPolicy.Invalid {
+            throw ValidationError("--auth-site: \(invalid.description)")
+        }
     }
 
     func validate() throws {
@@ -115,6 +127,7 @@ struct Server: ParsableCommand {
         }
         _ = try clientLimits()
         _ = try tokenVerifier()
+        _ = try authSites()
         if let retainDays { guard retainDays > 0, retainDays.isFinite else { throw ValidationError("--retain-days must be a positive number of days") } }
     }
 
@@ -161,6 +174,7 @@ struct Server: ParsableCommand {
             options.limits = try clientLimits()
             options.auth = try tokenVerifier()
             options.requireAuth = requireAuth
+            options.authSites = try authSites()
             server = try BoardcastServer(options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

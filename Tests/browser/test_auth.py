@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+import requests
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -51,12 +52,12 @@ def mint(secret: bytes, sub: str, name: str | None = None, expires_in: int = 360
 class AuthServer(ServerProcess):
     """The server binary as conftest's ServerProcess starts it, plus `--auth-hs256 FILE`."""
 
-    def __init__(self, secret_file: Path):
+    def __init__(self, secret_file: Path, port: int = 0, extra: tuple = ()):
         if not Path(SERVER).exists():
             raise RuntimeError(f"server binary {SERVER} not found; build it or set BOARDCAST_SERVER")
         self.proc = subprocess.Popen(
-            [SERVER, "--host", "127.0.0.1", "--port", "0", "--data", ":memory:", "--web", str(WEB),
-             "--create-rate", "100000", "--auth-hs256", str(secret_file)],
+            [SERVER, "--host", "127.0.0.1", "--port", str(port), "--data", ":memory:", "--web", str(WEB),
+             "--create-rate", "100000", "--auth-hs256", str(secret_file), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
         )
         self.lines: queue.Queue[str] = queue.Queue()
@@ -519,6 +520,44 @@ AUTH_LOGIC_JS = """
   check('watch with key', eq(sent[0], { type: 'watch', game: 'g', key: 'K' }));
   spectator.close();
 """
+
+
+def test_a_page_named_by_auth_site_alone_hands_over_a_token(browser, tmp_path):
+    """With `--auth-site`, the page takes a token by postMessage only from a window of that
+    origin: an opener elsewhere (here the page's own origin) is ignored."""
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    secret = secrets.token_hex(32).encode()
+    (tmp_path / "secret.txt").write_bytes(secret)
+    operator_origin = f"http://localhost:{port}"
+    server = AuthServer(tmp_path / "secret.txt", port=port, extra=("--auth-site", operator_origin))
+    try:
+        assert requests.get(f"{server.url}/api/auth", timeout=5).json() == {"signsIn": True, "sites": [operator_origin]}
+        d = browser(width=1000, height=800)
+        for opener, accepted in ((server.url, False), (operator_origin, True)):
+            d.get(f"{opener}/#/")
+            home = d.current_window_handle
+            d.execute_script("window.boardcastWindow = window.open(arguments[0], 'boardcast')", f"{server.url}/#/")
+            wait(d, lambda d: len(d.window_handles) == 2, 5, "the opener could not open Boardcast")
+            opened = [h for h in d.window_handles if h != home][0]
+            d.switch_to.window(opened)
+            wait(d, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "open", 10)
+            d.switch_to.window(home)
+            d.execute_script("window.boardcastWindow.postMessage({ type: 'boardcast-auth', jwt: arguments[0] }, arguments[1])",
+                             mint(secret, "u-ada", "Ada"), server.url)
+            d.switch_to.window(opened)
+            if accepted:
+                wait_header(d, "Signed in as Ada")
+            else:
+                # Nothing to await when a message is ignored: a bounded look, then the header.
+                time.sleep(1)
+                assert header(d) == "", f"a token from {opener} was taken: {header(d)!r}"
+            d.close()
+            d.switch_to.window(home)
+    finally:
+        server.stop()
 
 
 def test_auth_logic_in_the_browser(server, browser):

@@ -21,10 +21,12 @@
  *
  *        boardcastWindow.postMessage({ type: "boardcast-auth", jwt: JWT }, origin)
  *
- *    (messages from any other window are ignored). Use it to sign in later or to
- *    hand a fresh token before the old one expires. When the one held expires,
- *    the page asks its opener or parent for a new one with
- *    `{type: "boardcast-auth-expired"}` (no token in it).
+ *    (messages from any other window are ignored, and when the server names the
+ *    operator's sites with `--auth-site`, so are those from any other origin:
+ *    `/api/auth` lists them). Use it to sign in later or to hand a fresh token
+ *    before the old one expires. When the one held expires, the page asks its
+ *    opener or parent for a new one with `{type: "boardcast-auth-expired"}` (no
+ *    token in it), posted only to those sites when they are named.
  *
  * The page sends `{"type":"auth","jwt":...}` on every (re)connect before anything
  * else, and again whenever a fresh token arrives. The header shows "Signed in as
@@ -35,7 +37,7 @@ import { el } from "./ui.js";
 /** @typedef {import("./net.js").Connection} Connection */
 
 const STORAGE_KEY = "boardcast.auth";
-/** The server's limit on a token's length (docs/AUTH-DESIGN.md). */
+/** The server's limit on a token's length (docs/PROTOCOL.md, section 19). */
 export const MAX_JWT = 8192;
 
 /** Whether a string looks like a compact JWT: three base64url parts. @param {any} jwt */
@@ -118,7 +120,12 @@ export class Auth {
     // Before anything else on every (re)connect, so a join after it counts as signed in.
     conn.onOpen(() => this.send(), true);
     conn.onMessage((m) => { if (m.type === "authed") this.signedIn(m); });
-    window.addEventListener("message", (e) => this.received(e));
+    /** @type {string[] | null} the operator's sites (`--auth-site`): null until `/api/auth` answers, empty for any */
+    this.sites = null;
+    this.sitesKnown = fetch("/api/auth").then((r) => r.json()).then(
+      (a) => { this.sites = Array.isArray(a?.sites) ? a.sites.filter((x) => typeof x === "string") : []; },
+      () => { this.sites = []; });
+    window.addEventListener("message", (e) => { this.sitesKnown.then(() => this.received(e)); });
   }
 
   /** Whether this page holds a token (sent before any other message on each connection). */
@@ -146,7 +153,9 @@ export class Auth {
   /** A fresh token from the opener or the embedding page. @param {MessageEvent} e */
   received(e) {
     const from = e.source;
-    const trusted = !!from && from !== window && (from === window.opener || from === window.parent);
+    const sites = this.sites ?? [];
+    const trusted = !!from && from !== window && (from === window.opener || from === window.parent)
+      && (sites.length === 0 || sites.includes(e.origin));
     const data = e.data;
     if (!trusted || !data || typeof data !== "object" || data.type !== "boardcast-auth") return;
     if (typeof data.jwt !== "string" || !data.jwt) return;
@@ -220,11 +229,14 @@ export class Auth {
     if (this.current.state !== "signed-in") return;
     this.set({ ...this.current, state: "expired" });
     const ask = { type: "boardcast-auth-expired" };
+    const targets = this.sites?.length ? this.sites : ["*"];
     for (const w of [window.opener, window.parent !== window ? window.parent : null]) {
-      try {
-        w?.postMessage(ask, "*");
-      } catch {
-        // Gone or not reachable.
+      for (const target of targets) {
+        try {
+          w?.postMessage(ask, target);
+        } catch {
+          // Gone or not reachable.
+        }
       }
     }
   }

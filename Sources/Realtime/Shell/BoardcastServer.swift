@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Logging
 
@@ -14,6 +15,8 @@ public final class BoardcastServer {
     private let lwsConfig: LWSConfig
     private let hub: Hub
     private let hubConfig: Hub.Config
+    /// What `/api/auth` tells the page.
+    private let authOptions: (signsIn: Bool, sites: [String])
     private let store: any GameStore
     /// The store again when several nodes share it (PostgreSQL): claims, releases, owners.
     private let sharedStore: (any SharedGameStore)?
@@ -100,6 +103,7 @@ public final class BoardcastServer {
             config.windowSize = Int.max
         }
         hubConfig = config
+        authOptions = (options.auth != nil, options.authSites)
         work = OffServiceWork(inbox: inbox, waker: lws.waker, solverBudget: config.solverBudget, prover: config.games.prover)
         storageReads = StorageReads(store: store, sharedStore: sharedStore, windowSize: config.windowSize, games: config.games,
                                     metrics: metrics, work: work)
@@ -334,6 +338,11 @@ extension BoardcastServer: LWSEvents {
 
     func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse? {
         switch path {
+        case "/api/auth":
+            // What the page needs to sign in: whether this server signs anyone in, and from
+            // which sites it takes a token by postMessage (PROTOCOL section 19, docs/AUTH.md).
+            return .json(JSON.object([("signsIn", .bool(authOptions.signsIn)),
+                                      ("sites", .array(authOptions.sites.map(JSON.string)))]).encoded)
         case "/healthz":
             if stopping { return .text(503, "stopping\n") }
             if let damage { return .text(503, "\(damage)\n") }

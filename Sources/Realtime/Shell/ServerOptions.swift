@@ -32,6 +32,9 @@ public struct ServerOptions: Sendable {
     public var auth: TokenVerifier?
     /// `--require-auth`: `create`, `join` and `say` need a signed-in connection.
     public var requireAuth = false
+    /// `--auth-site`: the operator's site origins, the only windows the page takes a token
+    /// from by `postMessage` (empty: its opener, whatever its origin).
+    public var authSites: [String] = []
 
     /// The games this server offers.
     public var games: GameCatalog
