@@ -94,6 +94,26 @@ class Postgres:
             self.proc.wait(timeout=30)
         self.proc = None
 
+    def _processes(self) -> list[int]:
+        """The postmaster and its children (backends leave its process group: setsid)."""
+        postmaster = self._postmaster()
+        assert postmaster is not None
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+        return [postmaster, *map(int, children)]
+
+    def freeze(self) -> None:
+        """As if the network to it were cut: every process of the server stops (SIGSTOP), its
+        sockets stay open, and nothing answers."""
+        assert self.proc and self.proc.poll() is None
+        for pid in self._processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        for pid in self._processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
     def restart(self) -> None:
         self.stop()
         self.start()

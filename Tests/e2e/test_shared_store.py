@@ -149,6 +149,50 @@ def test_a_frozen_owner_thawed_after_its_lease_adds_nothing_and_its_members_catc
     run(scenario(), timeout=60)
 
 
+def test_a_store_that_stops_answering_is_seen_within_two_seconds(start_server, tmp_path):
+    """Issue 29: the store cut off (every PostgreSQL process frozen: no answer, no closed
+    socket). `/healthz` says so within 2 s and moves are refused at once, not after a write's
+    10 s time-out; once it answers again, play goes on from where it was."""
+    from e2e_postgres import Postgres
+    pg = Postgres().init().start()
+    try:
+        server = start_server(data=tmp_path / "data", extra_args=("--store", pg.create_database()))
+
+        def health() -> int:
+            return requests.get(server.http + "/healthz", timeout=5).status_code
+
+        def health_is(status: int):
+            def check():
+                assert health() == status
+            return check
+
+        async def scenario():
+            player = await Client.connect(server.ws(), "player")
+            await player.create("klondike", seed=9)
+            await player.move({"type": "tap", "target": "/stock"})
+            assert health() == 200
+            pg.freeze()
+            try:
+                cut = time.monotonic()
+                await eventually(health_is(503), within=4, every=0.05)
+                seen = time.monotonic() - cut
+                assert seen <= 2.0, f"/healthz said so {seen:.1f}s after the store stopped answering"
+                asked = time.monotonic()
+                refused = await player.request({"type": "tap", "target": "/stock"}, timeout=5)
+                assert refused.ack.get("code") == "unavailable", refused
+                assert time.monotonic() - asked < 1, "refused at once, not after a write timed out"
+            finally:
+                pg.thaw()
+            await eventually(health_is(200), within=5)
+            reply = await player.request({"type": "tap", "target": "/stock"})
+            assert reply.ok and reply.ack["seq"] == 2, "nothing refused was applied; play goes on"
+            await player.close()
+
+        run(scenario(), timeout=60)
+    finally:
+        pg.remove()
+
+
 def test_the_store_restarted_mid_game_play_resumes_and_nothing_acknowledged_is_lost(start_server, tmp_path):
     from e2e_postgres import Postgres
     pg = Postgres().init().start()

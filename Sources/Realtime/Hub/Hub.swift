@@ -76,6 +76,10 @@ public final class Hub {
     let handover: Handover?
     /// Seeds for bots' random choices.
     private var random: HubRandom
+    /// Why commands are refused: this node's cluster name taken by another process, or its
+    /// store out of reach (section 11.1); the first wins.
+    private var clusterRefusal: ProtocolError?
+    private var storeRefusal: ProtocolError?
     /// The instant of the last `wake` asked of the shell, until its `due` comes.
     private var wakeAskedFor: Instant?
     private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending, games: config.games) }
@@ -153,6 +157,9 @@ public final class Hub {
         case .read(let answer): read(answer, now: now, into: &effects)
         case .solved(let result): solved(result, now: now, into: &effects)
         case .tick: tick(now: now, into: &effects)
+        case .storeHealth(let problem):
+            storeRefusal = problem.map { _ in .unavailable("the store cannot be reached now; try again") }
+            play.refusal = clusterRefusal ?? storeRefusal
         case .due:
             wakeAskedFor = nil
             releaseDelayed(now: now, into: &effects)
@@ -450,7 +457,8 @@ public final class Hub {
             case .lobbies(let lobbies):
                 lobby.setRemote(lobbies)
             case .refuseCommands(let refusal):
-                play.refusal = refusal
+                clusterRefusal = refusal
+                play.refusal = clusterRefusal ?? storeRefusal
             case .takeOver(let game):
                 handover?.takeOver(game, now: now, into: &effects)
             case .admitQuietly(let id, let join):

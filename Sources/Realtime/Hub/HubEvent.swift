@@ -23,6 +23,8 @@ enum HubEvent: Sendable {
     case tick
     /// The instant of the last `HubAction.wake` has come.
     case due
+    /// The store stopped answering the health probe (`problem`), or answers again (nil).
+    case storeHealth(problem: String?)
     /// Something from the other nodes of a cluster, through Redis.
     case cluster(ClusterEvent)
 }

@@ -34,6 +34,9 @@ public final class BoardcastServer {
     private var stopDeadline = Date.distantFuture
     /// Set while storage writes fail, until one succeeds: `/healthz` says so.
     private var storageProblem: String?
+    /// Set while the store probe cannot reach a store over the network: `/healthz` says so.
+    private var storeUnreachable: String?
+    private var probe: StoreProbe?
     /// Set for good when the background integrity check finds damage.
     private var damage: String?
     /// The cluster: this node's identity and Redis, and the driver once serving.
@@ -166,6 +169,16 @@ public final class BoardcastServer {
             logger.info("cluster node", metadata: ["node": "\(identity.node)", "code": "\(identity.code)",
                                                    "redis": "\(redisAddress.host):\(redisAddress.port)"])
         }
+        if sharedStore != nil {
+            let inbox = self.inbox
+            let waker = lws.waker
+            let probe = StoreProbe(store: store) { problem in
+                inbox.withLock { $0.append(.storeHealth(problem)) }
+                waker.wake()
+            }
+            probe.start()
+            self.probe = probe
+        }
         if let store = sqlite, store.integrityCheckDeferred {
             work.read { .integrity((try? store.integrityProblems()) ?? ["the integrity check could not read the file"]) }
         }
@@ -174,6 +187,7 @@ public final class BoardcastServer {
             if stopping && Date() > stopDeadline { break }
         }
         timer.cancel()
+        probe?.stop()
         cluster?.close()
         commits.close()
         do {
@@ -347,6 +361,7 @@ extension BoardcastServer: LWSEvents {
             if stopping { return .text(503, "stopping\n") }
             if let damage { return .text(503, "\(damage)\n") }
             if let storageProblem { return .text(503, "storage failing: \(storageProblem)\n") }
+            if let storeUnreachable { return .text(503, "store unreachable: \(storeUnreachable)\n") }
             return .text(200, "ok\n")
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
@@ -413,6 +428,14 @@ extension BoardcastServer: LWSEvents {
                 } else if games == nil {
                     logger.warning("deleting untouched games failed; the next sweep tries again")
                 }
+            case .storeHealth(let problem):
+                storeUnreachable = problem
+                if let problem {
+                    logger.error("the store does not answer: moves are refused until it does", metadata: ["error": "\(problem)"])
+                } else {
+                    logger.notice("the store answers again")
+                }
+                handle(.storeHealth(problem: problem), at: now)
             case .usage(let usage):
                 readingUsage = false
                 if let usage {

@@ -11,6 +11,8 @@ enum ServiceInboxItem: Sendable {
     /// A retention batch deleted these games (nil: the store failed).
     case deleted([String]?)
     case usage(StorageUsage?)
+    /// The store probe saw the store stop (a problem) or start (nil) answering.
+    case storeHealth(String?)
 }
 
 /// The threads that do what must never run on the service thread: storage reads (loads,

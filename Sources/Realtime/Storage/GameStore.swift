@@ -228,9 +228,15 @@ public protocol GameStore: Sendable {
     func usage() throws -> StorageUsage
     /// Ends the store's connections (and for SQLite releases the data directory). Calls after this throw.
     func close() throws
+    /// A cheap look at whether the store answers now (a store over the network: a `SELECT 1` on a
+    /// connection of its own with a short time-out); throws `StorageError.unreachable` when not.
+    func probe() throws
 }
 
 extension GameStore {
+    /// A store in a local file answers whenever the process runs.
+    public func probe() throws {}
+
     /// Every command of a game with seq > `after` (tests and small games).
     public func commands(game: String, after seq: Int) throws -> [StoredCommand] {
         var commands: [StoredCommand] = []

@@ -20,6 +20,8 @@ public final class PostgresGameStore: SharedGameStore {
     /// The commit thread's connection.
     private let writer: PostgresLink
     private let readers: PostgresLinkPool
+    /// The health probe's connection, with short time-outs of its own.
+    private let prober: PostgresLink
 
     /// Connects, then creates or migrates the tables. Throws `StorageError.unreachable` when the
     /// server cannot be reached, `newerDatabaseSchema` for a database of a newer Boardcast.
@@ -31,6 +33,10 @@ public final class PostgresGameStore: SharedGameStore {
         readers = PostgresLinkPool((0..<max(1, configuration.readerConnections)).map {
             PostgresLink(configuration: configuration, eventLoop: loop, name: "reader-\($0)")
         })
+        var quick = configuration
+        quick.connectTimeout = configuration.probeTimeout
+        quick.statementTimeout = configuration.probeTimeout
+        prober = PostgresLink(configuration: quick, eventLoop: loop, name: "probe")
         do {
             try writer.withSession { try PostgresSchema.migrate($0, store: configuration.redactedURL) }
         } catch {
@@ -47,7 +53,12 @@ public final class PostgresGameStore: SharedGameStore {
     private func shutDown() {
         writer.close()
         readers.close()
+        prober.close()
         try? group.syncShutdownGracefully()
+    }
+
+    public func probe() throws {
+        try prober.withSession { _ = try $0.query("SELECT 1") }
     }
 
     // MARK: For tests

@@ -47,6 +47,9 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
     /// Connections for reads, claims and maintenance; the writer has one more of its own, so a
     /// commit never waits behind a read.
     public var readerConnections = 2
+    /// Seconds the health probe waits to connect, and for its `SELECT 1` (PROTOCOL 11.1: a node
+    /// that cannot reach its store says so within 2 s).
+    public var probeTimeout = 0.8
     /// Seconds to wait for a connection to open.
     public var connectTimeout = 5.0
     /// Seconds to wait for one statement's answer before the connection is given up as lost.
