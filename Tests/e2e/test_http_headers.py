@@ -146,26 +146,43 @@ def test_a_head_sent_in_pieces_is_judged_as_a_whole(server):
     pieces = [request[i:i + 300] for i in range(0, len(request), 300)]
     answer, ended = exchange(server, *pieces)
     assert_431(answer, ended, b"over 64 header fields")
-    # Within the limits, in pieces: served.
-    request = head(fields=FIVE_THOUSAND[:40])
-    answer, _ = exchange(server, *[request[i:i + 50] for i in range(0, len(request), 50)], served=1)
-    assert responses(answer) == [(200, b"ok\n")]
+    # Within the limits, in pieces: served (the largest head too, so the wait for its end goes on
+    # while most of it is in).
+    for request, size in ((head(fields=FIVE_THOUSAND[:40]), 50), (largest_head(), 1000)):
+        answer, _ = exchange(server, *[request[i:i + size] for i in range(0, len(request), size)], served=1)
+        assert responses(answer) == [(200, b"ok\n")]
+    request = largest_head()[:-4] + b"w\r\n\r\n"
+    answer, ended = exchange(server, *[request[i:i + 1000] for i in range(0, len(request), 1000)])
+    assert_431(answer, ended, b"headers over 16384 bytes")
+
+
+def largest_head(path: str = "/healthz", line_end: bytes = b"\r\n") -> bytes:
+    """A head of exactly the most bytes, in the most fields (Host and 63 more), of names lws does not
+    know: lws keeps each with an 8-byte link and no line end, so this takes the most of its buffer."""
+    base = len(head(path, fields=[]))
+    each = (MAX_HEAD_BYTES - base) // (MAX_FIELDS - 1)
+    fields = [f"X-F{i:02d}: " + "v" * (each - len("X-F00: ") - 2) for i in range(MAX_FIELDS - 1)]
+    fields[-1] += "w" * (MAX_HEAD_BYTES - len(head(path, fields=fields)))
+    request = head(path, fields=fields)
+    assert len(request) == MAX_HEAD_BYTES
+    if line_end != b"\r\n":  # bare line feeds: more room for the values, as much head
+        request = request.replace(b"\r\n", line_end)
+        request = request[:-2] + b"v" * (MAX_HEAD_BYTES - len(request)) + request[-2:]
+        assert len(request) == MAX_HEAD_BYTES
+    return request
 
 
 def test_heads_up_to_the_limits_are_served_and_lws_has_room_for_them(server):
     """lws 4.1.6's own header buffer is 4,096 bytes by default and its table 94 fields: the server
     gives it room for any head its own limits pass, so these would be dropped without it."""
-    # The most bytes, in the most fields of names lws does not know (it keeps each with 8 bytes more).
-    base = len(head(fields=[]))
-    each = (MAX_HEAD_BYTES - base) // (MAX_FIELDS - 1)
-    fields = [f"X-F{i:02d}: " + "v" * (each - len("X-F00: ") - 2) for i in range(MAX_FIELDS - 1)]
-    fields[-1] += "w" * (MAX_HEAD_BYTES - len(head(fields=fields)))
-    request = head(fields=fields)
-    assert len(request) == MAX_HEAD_BYTES
-    answer, _ = exchange(server, request, served=1)
-    assert responses(answer) == [(200, b"ok\n")], answer[:200]
-    # The most fields of one name lws knows, and the most query arguments: lws's table is full but not over.
     args = "&".join(f"a{i}=1" for i in range(24))
+    for request in (largest_head(), largest_head(line_end=b"\n"), largest_head("/healthz?" + args, b"\n")):
+        answer, _ = exchange(server, request, served=1)
+        assert responses(answer) == [(200, b"ok\n")], answer[:200]
+    # One byte more is refused.
+    answer, ended = exchange(server, largest_head()[:-4] + b"w\r\n\r\n")
+    assert_431(answer, ended, b"headers over 16384 bytes")
+    # The most fields of one name lws knows, and the most query arguments: lws's table is full but not over.
     answer, _ = exchange(server, head("/healthz?" + args, ["Accept: */*"] * (MAX_FIELDS - 1)), served=1)
     assert responses(answer) == [(200, b"ok\n")], answer[:200]
     answer, ended = exchange(server, head("/healthz?" + args + "&a24=1"))
