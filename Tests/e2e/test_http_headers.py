@@ -9,7 +9,6 @@ header buffer or its table of fields: that is asserted here as it is, with the s
 everyone else meanwhile."""
 from __future__ import annotations
 
-import asyncio
 import re
 import socket
 import threading
@@ -138,6 +137,12 @@ def test_one_over_long_header_line_is_431(server):
                     head(fields=["X-Long: " + "v" * 100_000])):
         answer, ended = exchange(server, request)
         assert_431(answer, ended, b"a header field over 8192 bytes")
+    # The longest field line is served, one byte more is not.
+    longest = "X-Long: " + "v" * (MAX_FIELD_BYTES - len("X-Long: "))
+    answer, _ = exchange(server, head(fields=[longest]), served=1)
+    assert responses(answer) == [(200, b"ok\n")]
+    answer, ended = exchange(server, head(fields=[longest + "v"]))
+    assert_431(answer, ended, b"a header field over 8192 bytes")
     assert_still_serving(server)
 
 
