@@ -1,6 +1,7 @@
 // HTTP paths and query strings: `LobbyQuery.parse` and the hub's `.http` event,
 // driven without sockets; and the whole input as the first bytes of a connection, read by
-// `RequestLine.check` (what lws gets to parse, or the 400 instead). A hub with the default config, a seeded random source and a
+// `RequestLine.check` (what lws gets to parse, or the 400 instead) and by `RequestHead`
+// (the 431 for headers over its limits), at once and in two pieces. A hub with the default config, a seeded random source and a
 // few live games (one of each kind) is fed path and query; it must never crash and must
 // answer every request exactly once, with a response action or with a storage request
 // (load, list) whose answer, fed back, gives the response. Bodies of 200s are JSON.
@@ -67,6 +68,7 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     checkLobbyQuery(query)
     checkRequestLine(Array(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)))
+    checkRequestHead(Array(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)), split: Int(mode))
     answer(path: path, query: query, storage: mode >> 7 == 0)
     return 0
 }
@@ -103,6 +105,40 @@ func checkRequestLine(_ bytes: [UInt8]) {
         }
         require(path.count <= RequestLine.maxPathBytes, "\(what): passed a path of \(path.count) bytes")
         require(!line.contains(0) && !path.contains { $0 < 0x20 || $0 == 0x7F }, "\(what): passed a control byte")
+    }
+}
+
+/// A connection's first bytes as a head: read at once and in two pieces (cut `split` bytes in,
+/// scaled), the same verdict; a head passed to lws ends within `RequestHead.maxBytes` with a
+/// request line `RequestLine` passes and at most `maxFields` fields of at most `maxFieldBytes`.
+func checkRequestHead(_ bytes: [UInt8], split: Int) {
+    let what = String(decoding: bytes.prefix(80), as: UTF8.self).debugDescription
+    var whole = RequestHead()
+    let verdict = whole.read(bytes)
+    var pieces = RequestHead()
+    let cut = bytes.isEmpty ? 0 : split * bytes.count / 256
+    var inTwo = pieces.read(bytes[..<cut])
+    if inTwo == .incomplete { inTwo = pieces.read(bytes) }
+    require(inTwo == verdict, "\(what): \(verdict) at once, \(inTwo) in two pieces")
+    switch verdict {
+    case .incomplete:
+        require(bytes.count < RequestHead.maxBytes, "\(what): waited for past \(bytes.count) bytes")
+    case .refuse(let response):
+        require([400, 405, 431].contains(response.status) && !response.body.isEmpty, "\(what): refused with \(response.status)")
+    case .pass:
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            var line = bytes[lineStart..<index]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            lineStart = index + 1
+            if line.isEmpty && !lines.isEmpty { break }
+            lines.append(line)
+        }
+        require(lineStart <= RequestHead.maxBytes, "\(what): passed a head of \(lineStart) bytes")
+        require(RequestLine.check(Array(bytes[..<(lines.first?.endIndex ?? 0)]) + [10]) == .pass, "\(what): passed a bad line")
+        require(lines.count - 1 <= RequestHead.maxFields, "\(what): passed \(lines.count - 1) fields")
+        require(lines.dropFirst().allSatisfy { $0.count <= RequestHead.maxFieldBytes }, "\(what): passed a long field")
     }
 }
 

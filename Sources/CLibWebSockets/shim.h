@@ -141,8 +141,8 @@ static inline void boardcast_read_watch_stop(void *loop, void *w) {
 }
 
 /*
- * A new connection whose request line has not arrived yet waits here, before lws sees it
- * (`LWSContext` checks the line first: lws 4.1.6 drops some bad ones without a status line).
+ * A new connection whose request head has not arrived yet waits here, before lws sees it
+ * (`LWSContext` checks the head first: lws 4.1.6 drops some bad ones without a status line).
  * One-shot: a watch fires once, joins its list's ready chain, and is taken from it.
  */
 struct boardcast_head_watch;

@@ -3,7 +3,7 @@ import Testing
 
 /// The limits of PROTOCOL section 14 as plain values, without sockets: client addresses,
 /// trusted proxies and X-Forwarded-For, origins, connections and creations per address,
-/// control-frame floods, and the first request line of a connection.
+/// control-frame floods, and the first request head of a connection (its line, then its header fields).
 @Suite struct ClientAddressTests {
     private func address(_ text: String) -> ClientAddress {
         guard let parsed = ClientAddress(text) else {
@@ -328,11 +328,113 @@ import Testing
         #expect(refusal("GET http://example.com/ HTTP/1.1\r\n") == "400 bad request: the path must start with /\n")
     }
 
+    @Test func queryArgumentsAreCountedAsLwsSplitsThem() {
+        let most = (1...RequestLine.maxQueryArguments).map { "a\($0)=1" }
+        #expect(check("GET /ws?" + most.joined(separator: "&") + " HTTP/1.1\r\n") == .pass)
+        #expect(check("GET /ws?" + most.joined(separator: ";") + " HTTP/1.1\r\n") == .pass)
+        #expect(check("GET /ws?" + String(repeating: "%26", count: 100) + " HTTP/1.1\r\n") == .pass, "escaped: no split")
+        #expect(check("GET /a&b&c&" + String(repeating: "&", count: 30) + " HTTP/1.1\r\n") == .pass, "in the path: no split")
+        #expect(refusal("GET /ws?" + (most + ["x"]).joined(separator: "&") + " HTTP/1.1\r\n")
+                == "400 bad request: over 24 query arguments\n")
+        #expect(refusal("GET /ws?" + String(repeating: ";", count: 24) + " HTTP/1.1\r\n") == "400 bad request: over 24 query arguments\n")
+    }
+
     @Test func linesThatAreNotHTTPAreRefused() {
         #expect(refusal("GARBAGE\r\n") == "400 bad request: not an HTTP/1.1 request line\n")
         #expect(refusal("GET /a b HTTP/1.1\r\n") == "400 bad request: not an HTTP/1.1 request line\n")
         #expect(refusal("GET / HTTP/2.0\r\n") == "400 bad request: not an HTTP/1.1 request line\n")
         #expect(refusal("GET /\r\n") == "400 bad request: not an HTTP/1.1 request line\n")
         #expect(refusal("BREW / HTTP/1.1\r\n") == "405 GET or HEAD only\n")
+    }
+}
+
+@Suite struct RequestHeadTests {
+    /// Reads `text` as it would come, in pieces of `piece` bytes, each call with everything so far.
+    private func read(_ text: String, piece: Int = .max) -> RequestHead.Verdict {
+        let bytes = Array(text.utf8)
+        var head = RequestHead()
+        var end = 0
+        while true {
+            end = min(bytes.count, end + max(1, min(piece, bytes.count)))
+            let verdict = head.read(bytes[..<end])
+            if verdict != .incomplete || end == bytes.count { return verdict }
+        }
+    }
+
+    private func refusal(_ text: String, piece: Int = .max) -> String? {
+        guard case .refuse(let response) = read(text, piece: piece) else { return nil }
+        return "\(response.status) " + String(decoding: response.body, as: UTF8.self)
+    }
+
+    private func fields(_ count: Int, _ line: (Int) -> String = { "X-Field-\($0): v" }) -> String {
+        (0..<count).map { line($0) + "\r\n" }.joined()
+    }
+
+    private let get = "GET /ws HTTP/1.1\r\nHost: example.com\r\n"
+
+    @Test func aHeadWithinTheLimitsPasses() {
+        let browser = get + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            + "Sec-WebSocket-Version: 13\r\nOrigin: https://example.com\r\nCookie: " + String(repeating: "c", count: 4000) + "\r\n\r\n"
+        #expect(read(browser) == .pass)
+        #expect(read(browser, piece: 7) == .pass, "the same head a few bytes at a time")
+        #expect(read("GET / HTTP/1.0\r\n\r\n") == .pass)
+        #expect(read("GET / HTTP/1.1\nHost: x\n\n") == .pass, "bare line feeds, as lws takes them")
+        #expect(read(get + fields(RequestHead.maxFields - 1) + "\r\n") == .pass, "the most fields (Host is one)")
+        #expect(read(get + "X-Long: " + String(repeating: "v", count: RequestHead.maxFieldBytes - 8) + "\r\n\r\n") == .pass)
+        let body = get + "Content-Length: 5\r\n\r\nhello" + String(repeating: "x", count: 20_000)
+        #expect(read(body) == .pass, "what follows the head is not read")
+    }
+
+    @Test func aHeadNotInYetIsWaitedFor() {
+        #expect(read("") == .incomplete)
+        #expect(read("GET /ws HTTP/1.1\r\n") == .incomplete)
+        #expect(read(get + "Upgrade: webs") == .incomplete)
+        #expect(read(get + "Upgrade: websocket\r\n\r") == .incomplete)
+    }
+
+    @Test func aHeadExactlyAtTheByteLimitPassesAndOneMoreIs431() {
+        let line = "X-Pad: " + String(repeating: "p", count: 4000) + "\r\n"
+        func head(size: Int) -> String {
+            var text = get + line + line + line
+            let rest = size - text.utf8.count - "X-Pad: \r\n\r\n".utf8.count
+            text += "X-Pad: " + String(repeating: "q", count: rest) + "\r\n\r\n"
+            #expect(text.utf8.count == size)
+            return text
+        }
+        #expect(read(head(size: RequestHead.maxBytes)) == .pass)
+        #expect(refusal(head(size: RequestHead.maxBytes + 1)) == "431 request header fields too large: headers over 16384 bytes\n")
+        #expect(refusal(head(size: RequestHead.maxBytes + 1), piece: 1000) == "431 request header fields too large: headers over 16384 bytes\n")
+    }
+
+    @Test func headersTooLargeAre431SayingWhy() {
+        let megabyte = get + fields(1000) { "X-Big-\($0): " + String(repeating: "v", count: 1000) }
+        #expect(refusal(megabyte) == "431 request header fields too large: headers over 16384 bytes\n")
+        #expect(refusal(String(megabyte.prefix(RequestHead.maxBytes)))
+                == "431 request header fields too large: headers over 16384 bytes\n", "refused without waiting for its end")
+        #expect(refusal(get + fields(5000) + "\r\n") == "431 request header fields too large: over 64 header fields\n")
+        #expect(refusal(get + fields(RequestHead.maxFields) + "\r\n") == "431 request header fields too large: over 64 header fields\n")
+        #expect(refusal(get + fields(5000), piece: 100) == "431 request header fields too large: over 64 header fields\n")
+        let long = get + "X-Long: " + String(repeating: "v", count: 10_000) + "\r\n\r\n"
+        #expect(refusal(long) == "431 request header fields too large: a header field over 8192 bytes\n")
+        #expect(refusal(String(long.prefix(9000))) == "431 request header fields too large: a header field over 8192 bytes\n",
+                "refused before its end")
+        #expect(refusal(get + "X-Long: " + String(repeating: "v", count: RequestHead.maxFieldBytes - 7) + "\r\n\r\n")
+                == "431 request header fields too large: a header field over 8192 bytes\n")
+    }
+
+    @Test func theRequestLineIsJudgedFirst() {
+        #expect(refusal("GET /api/games/ab%00cd HTTP/1.1\r\n" + fields(5000)) == "400 bad request: NUL in the URL\n")
+        #expect(refusal("GET /a%zz HTTP/1.1\r\n") == "400 bad request: bad percent-encoding in the URL\n", "before any header came")
+        #expect(refusal("GET /x?" + String(repeating: "q", count: 9000)) == "400 bad request: request line over 8192 bytes\n")
+        #expect(refusal("GET /x?" + String(repeating: "q", count: 9000), piece: 1000) == "400 bad request: request line over 8192 bytes\n")
+        #expect(refusal("BREW / HTTP/1.1\r\n\r\n") == "405 GET or HEAD only\n")
+    }
+
+    @Test func lwsHasRoomForEveryHeadThatPasses() {
+        // lws's worst case: fields of names it does not know, each kept with 8 bytes more than its line.
+        #expect(RequestHead.lwsHeaderSpace >= RequestHead.maxBytes + 8 * RequestHead.maxFields)
+        // Its table of 94 slots: the path, each query argument, the version, each field.
+        #expect(2 + RequestLine.maxQueryArguments + RequestHead.maxFields <= 94)
+        #expect(Listener.peekCapacity >= RequestHead.maxBytes)
     }
 }

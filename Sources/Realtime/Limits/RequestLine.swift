@@ -2,11 +2,16 @@
 /// it. lws 4.1.6 closes the connection without a word on a path that decodes to a NUL byte or
 /// that overflows its header space, and answers a malformed percent-escape with an HTML 403;
 /// PROTOCOL section 14 wants a status line for every request, 400 or 404 for a bad path.
+/// (`RequestHead` reads the header fields that follow.)
 enum RequestLine {
     /// The longest path (percent-decoded, without the query) the server reads.
     static let maxPathBytes = 2048
     /// A first line longer than this (without its end) is refused without waiting for its end.
     static let maxLineBytes = 8192
+    /// The most query arguments (`a=1&b=2` is two; lws also splits at `;`). lws keeps each in a
+    /// slot of the same table as the header fields, and closes a connection without a status
+    /// line when that table is full: this and `RequestHead.maxFields` keep a request inside it.
+    static let maxQueryArguments = 24
 
     enum Verdict: Equatable {
         /// No line end yet: wait for more bytes.
@@ -42,11 +47,13 @@ enum RequestLine {
     }
 
     /// The request target: an absolute path, well-formed percent-escapes, no control bytes
-    /// raw or escaped, and a path of at most `maxPathBytes` once decoded.
+    /// raw or escaped, a path of at most `maxPathBytes` once decoded, and at most
+    /// `maxQueryArguments` query arguments.
     private static func checkTarget(_ target: ArraySlice<UInt8>) -> Verdict {
         guard target.first == UInt8(ascii: "/") else { return .refuse(badRequest("the path must start with /")) }
         var decodedPath = 0
         var inQuery = false
+        var queryArguments = 0
         var index = target.startIndex
         while index < target.endIndex {
             var byte = target[index]
@@ -60,7 +67,16 @@ enum RequestLine {
                 guard byte != 0 else { return .refuse(badRequest("NUL in the URL")) }
             } else {
                 index += 1
-                if byte == UInt8(ascii: "?") { inQuery = true }
+                if byte == UInt8(ascii: "?") && !inQuery {
+                    inQuery = true
+                    queryArguments = 1
+                } else if inQuery && (byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";")) {
+                    // lws splits the query at these when they come raw (not escaped).
+                    queryArguments += 1
+                    if queryArguments > maxQueryArguments {
+                        return .refuse(badRequest("over \(maxQueryArguments) query arguments"))
+                    }
+                }
             }
             guard byte >= 0x20, byte != 0x7F else { return .refuse(badRequest("control character in the URL")) }
             if !inQuery {

@@ -131,7 +131,7 @@ struct UpgradeGate {
 extension HTTPResponse {
     /// The response as bytes on the wire, ending the connection: an HTTP/1.1 status line with
     /// its reason phrase, the body's type and length, `connection: close`, then the body. For
-    /// answers the server writes outside lws's HTTP machinery (refused upgrades).
+    /// answers the server writes outside lws's HTTP machinery (refused upgrades, refused request heads).
     var closingBytes: [UInt8] {
         let head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\ncontent-type: \(contentType)\r\n"
             + "content-length: \(body.count)\r\nconnection: close\r\n\r\n"
@@ -145,6 +145,7 @@ extension HTTPResponse {
         case 403: return "Forbidden"
         case 404: return "Not Found"
         case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
         case 503: return "Service Unavailable"
         default: return "Error"
         }

@@ -53,7 +53,7 @@ final class LWSContext {
     /// The control-frame floods of connections that went over the limit (most never do): kept
     /// here, not in every connection, and dropped when the connection closes.
     private var floods: [ConnectionID: ControlFloodGuard] = [:]
-    /// New connections whose first request line has not come yet.
+    /// New connections whose first request head has not come yet.
     private var heads: PendingHeads?
     /// Sockets of connections closed for a flood, held open unread a little longer.
     private var lingering = LingeringSockets()
@@ -112,6 +112,10 @@ final class LWSContext {
         info.token_limits = UnsafePointer(tables.tokenLimits)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = 20_480
+        // Room for any request head `RequestHead` lets through (lws's default, 4,096 bytes, would
+        // drop some without a status line). lws allocates it per connection only while it
+        // parses a request's headers and answers it, and frees it after (a WebSocket holds none).
+        info.max_http_header_data2 = UInt32(RequestHead.lwsHeaderSpace)
         info.foreign_loops = tables.foreignLoops
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
             | UInt64(LWS_SERVER_OPTION_LIBEV)
@@ -516,9 +520,9 @@ final class LWSContext {
         return 0
     }
 
-    // MARK: The first request line of each connection
+    // MARK: The first request head of each connection
 
-    /// A new connection goes to lws once its first request line is in and well-formed (`PendingHeads`).
+    /// A new connection goes to lws once its first request head is in and within limits (`PendingHeads`).
     private func admitSocket(_ fd: Int32, since: Double, lowWater: Int) {
         guard let vhost, let heads, !stopping else {
             Listener.closeSocket(fd)

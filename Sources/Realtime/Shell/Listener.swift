@@ -79,32 +79,31 @@ final class Listener {
         return count
     }
 
-    // MARK: A new connection's first request line
+    // MARK: A new connection's first request head
 
     /// What a new connection sent so far, looked at without taking it from the socket (lws reads it after).
     enum Peeked {
-        /// Up to and including the first line feed, or all of it if none came yet.
-        case bytes([UInt8])
+        /// This many bytes from the first, in the buffer (at most `peekCapacity`).
+        case bytes(Int)
         case nothingYet
-        /// Closed, or failed, before sending a whole line.
+        /// Closed, or failed, before sending a whole head.
         case gone
     }
 
-    /// Bytes looked at for the request line: one over `RequestLine.maxLineBytes` and its CR LF.
-    static let peekCapacity = RequestLine.maxLineBytes + 3
+    /// Bytes looked at: enough for the longest head (`RequestHead.maxBytes`) and request line
+    /// (one over `RequestLine.maxLineBytes` and its CR LF).
+    static let peekCapacity = max(RequestHead.maxBytes, RequestLine.maxLineBytes + 3)
 
     /// Looks at what `fd` holds; `buffer` holds `peekCapacity` bytes.
     static func peek(_ fd: Int32, buffer: UnsafeMutableRawPointer) -> Peeked {
         let count = recv(fd, buffer, peekCapacity, Int32(MSG_PEEK | MSG_DONTWAIT))
         if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? .nothingYet : .gone }
         if count == 0 { return .gone }
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
-        let end = bytes.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? count
-        return .bytes(Array(bytes.prefix(end)))
+        return .bytes(count)
     }
 
     /// Makes the socket readable (to epoll) only once it holds at least `bytes` bytes: a request
-    /// line that came in part waits for more without waking the loop again for what is there.
+    /// head that came in part waits for more without waking the loop again for what is there.
     static func setReadLowWater(_ fd: Int32, _ bytes: Int) {
         var value = Int32(clamping: bytes)
         setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &value, socklen_t(MemoryLayout<Int32>.size))
