@@ -110,6 +110,10 @@ class Postgres:
                 os.kill(pid, signal.SIGSTOP)
 
     def thaw(self) -> None:
+        # runuser stops itself when its child stops (as su does): it is woken too.
+        assert self.proc
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.proc.pid, signal.SIGCONT)
         for pid in self._processes():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)

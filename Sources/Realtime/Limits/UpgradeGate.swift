@@ -144,6 +144,7 @@ extension HTTPResponse {
         case 401: return "Unauthorized"
         case 403: return "Forbidden"
         case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
         case 429: return "Too Many Requests"
         case 431: return "Request Header Fields Too Large"
         case 503: return "Service Unavailable"
