@@ -77,6 +77,12 @@ let package = Package(
         ]),
         // Fills a data directory with resting games, for Benchmarks/resting (start-up and first-watch times).
         .executableTarget(name: "rest-seed", dependencies: ["Realtime", "Core"], path: "Benchmarks/rest-seed"),
+        // Benchmark of sign-in (PROTOCOL section 19): CPU per token checked, HS256 / RS256 / ES256, good and refused.
+        .executableTarget(name: "auth-bench", dependencies: [
+            "Realtime",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ], path: "Benchmarks/auth-bench"),
         // GRDB to write files as older versions did; PostgresNIO for the tests' own sessions on the server.
         .testTarget(name: "StorageTests", dependencies: [
             "Realtime", "Core",

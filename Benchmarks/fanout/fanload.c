@@ -17,6 +17,10 @@
  *   fanout: --games G --spectators N --phase NAME:paced:MOVES:RATE | NAME:burst:MOVES:WINDOW ...
  *   idle:   --idle N [--name S3]   (N plain /ws connections: server memory per connection and
  *           the server CPU time it took to accept them, handshakes included)
+ *           [--auth frame|bearer --auth-tokens FILE]   (each signs in, PROTOCOL section 19, with
+ *           the JWT on line i mod L of FILE: `frame` sends {"type":"auth","jwt":...,"id":"a"} once
+ *           open and the phase ends when every connection has its `authed`; `bearer` sends
+ *           `Authorization: Bearer JWT` with the upgrade, which the server answers 101 or 401)
  *   crowd:  --crowd N [--move-rate 50] [--tail-ms 1000]   (one game is created, then N
  *           spectators of it, /ws?watch=GAME, arrive as fast as --inflight allows, while a
  *           player of ANOTHER game, on its own thread and socket, makes a move every
@@ -140,6 +144,13 @@ static const char *opt_record = NULL;
 static const char *opt_label = "server";
 static const char *opt_kind = "klondike";
 static double opt_delay = 0;   /* --delay SEC: games created with a spectator delay; latency is measured after it */
+/* idle mode signing in: --auth frame|bearer with --auth-tokens FILE (one JWT a line) */
+enum { AUTH_NONE, AUTH_FRAME, AUTH_BEARER };
+static int opt_auth = AUTH_NONE;
+static const char *opt_auth_tokens = NULL;
+static char **auth_tokens = NULL;
+static int nauth_tokens = 0;
+static int authed_count = 0;
 static Phase phases[MAX_PHASES];
 static int nphases = 0;
 
@@ -534,12 +545,14 @@ static void on_connected(Conn *c) {
     int err = 0; socklen_t l = sizeof err;
     getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
     if (err) { conn_close(c, strerror(err)); return; }
-    char path[160], req[512];
+    char path[160], req[8704], bearer[8300] = "";
     url_path(c, path, sizeof path);
+    if (opt_auth == AUTH_BEARER)
+        snprintf(bearer, sizeof bearer, "Authorization: Bearer %s\r\n", auth_tokens[(c - conns) % nauth_tokens]);
     int n = snprintf(req, sizeof req,
         "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-        path, opt_host, opt_ports[c->port_ix]);
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n%s\r\n",
+        path, opt_host, opt_ports[c->port_ix], bearer);
     c->state = C_HANDSHAKE;
     set_events(c, EPOLLIN);
     conn_write(c, req, (size_t)n);
@@ -745,6 +758,8 @@ static void on_message(Conn *c, const char *p, size_t n, int64_t t) {
     } else if (span_is(m.type, "snapshot")) {
         if (m.has_seq) c->last_seq = m.seq;
         if (record_fp && ci == games[0].player + 1) record_frame("snapshot", p, n);
+    } else if (span_is(m.type, "authed")) {
+        if (c->role == R_IDLE && !c->joined) { c->joined = 1; authed_count++; last_joined_ns = t; }
     } else if (span_is(m.type, "error")) {
         errors++; total_errors++;
         if (c->role == R_PLAYER && m.id.n && m.id.p[0] == 'm') g->acked++;
@@ -837,6 +852,10 @@ static void on_readable(Conn *c) {
             snprintf(msg, sizeof msg, "{\"type\":\"create\",\"kind\":\"%s\",\"options\":{\"seed\":1%s},\"id\":\"c\"}", opt_kind,
                      delay_option());
             send_text(c, msg);
+        } else if (c->role == R_IDLE && opt_auth == AUTH_FRAME) {
+            char msg[8300];
+            snprintf(msg, sizeof msg, "{\"type\":\"auth\",\"jwt\":\"%s\",\"id\":\"a\"}", auth_tokens[(c - conns) % nauth_tokens]);
+            send_text(c, msg);
         }
         pump_connects();
     }
@@ -884,6 +903,30 @@ static void run_until(Cond done, double seconds, const char *what) {
 }
 
 static int all_open(void) { return next_to_open == nconns && inflight == 0; }
+/* idle mode: every connection open and, with --auth frame, answered `authed` */
+static int idle_ready(void) { return all_open() && (opt_auth != AUTH_FRAME || authed_count == nconns || total_errors); }
+
+/* --auth-tokens FILE: one JWT a line */
+static void load_auth_tokens(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) die("cannot read %s", path);
+    char line[8300];
+    int cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t l = strcspn(line, "\r\n");
+        line[l] = 0;
+        if (!l) continue;
+        if (l > 8192) die("a token in %s is longer than 8192 bytes", path);
+        if (nauth_tokens == cap) {
+            cap = cap ? cap * 2 : 1024;
+            auth_tokens = realloc(auth_tokens, (size_t)cap * sizeof *auth_tokens);
+            if (!auth_tokens) die("out of memory");
+        }
+        auth_tokens[nauth_tokens++] = strdup(line);
+    }
+    fclose(f);
+    if (!nauth_tokens) die("no token in %s", path);
+}
 static int games_created(void) {
     for (int g = 0; g < opt_games; g++) if (!games[g].created) { pump_connects(); return 0; }
     return 1;
@@ -1624,7 +1667,7 @@ static void usage(void) {
     fprintf(stderr,
         "usage: fanload --port P|--ports P1,P2,... [--pid SERVER_PID,...] [--label NAME] [--timeout SEC]\n"
         "         (--games G --spectators N --phase NAME:paced:MOVES:RATE|NAME:burst:MOVES:WINDOW ... [--record FILE]\n"
-        "          | --idle N [--name PHASE]\n"
+        "          | --idle N [--name PHASE] [--auth frame|bearer --auth-tokens FILE]\n"
         "          | --crowd N [--move-rate PER_S] [--tail-ms MS] [--trace FILE]\n"
         "          | --watch-file F --spectators N [--ready-file F] [--done-file F] [--send-times F] [--report F] [--phase-name NAME])\n"
         "       [--ports P1,P2,... [--player-port P]] [--pid A,B,...] [--src-base B]\n"
@@ -1703,6 +1746,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--label")) opt_label = v;
         else if (!strcmp(a, "--kind")) opt_kind = v;
         else if (!strcmp(a, "--delay")) opt_delay = atof(v);
+        else if (!strcmp(a, "--auth") && v && !strcmp(v, "frame")) opt_auth = AUTH_FRAME;
+        else if (!strcmp(a, "--auth") && v && !strcmp(v, "bearer")) opt_auth = AUTH_BEARER;
+        else if (!strcmp(a, "--auth-tokens")) opt_auth_tokens = v;
         else usage();
         i++;
     }
@@ -1741,6 +1787,8 @@ int main(int argc, char **argv) {
         if (opt_games < 1 || opt_spectators < 0 || !nphases) usage();
         nconns = opt_games * (1 + opt_spectators);
     }
+    if (opt_auth != AUTH_NONE && (!opt_idle || !opt_auth_tokens)) die("--auth needs --idle N and --auth-tokens FILE");
+    if (opt_auth != AUTH_NONE) load_auth_tokens(opt_auth_tokens);
     if (nconns < 1 || nconns > MAX_CONNS) die("connection count %d outside 1..%d", nconns, MAX_CONNS);
     if (opt_src_base + (nconns - 1) / CONNS_PER_SOURCE_IP > 254) die("--src-base too high for %d connections", nconns);
     if (opt_game_file && (opt_games != 1 || nphases != 1 || phases[0].burst || opt_idle || opt_crowd))
@@ -1768,19 +1816,26 @@ int main(int argc, char **argv) {
         for (int i = 0; i < nconns; i++) { conns[i].role = R_IDLE; conns[i].port_ix = (uint8_t)(i % nports); open_order[i] = i; }
         long before = proc_rss_kb();
         long hz = sysconf(_SC_CLK_TCK);
+        int64_t ns0[MAX_PIDS], ns1[MAX_PIDS];
+        pids_cpu_ns(ns0, 1);
         int64_t cpu0 = proc_cpu_ticks(), busy0 = machine_busy_ticks();
         double self0 = self_cpu_s();
         int64_t t0 = now_ns();
         pump_connects();
-        run_until(all_open, 120, "opening idle connections");
+        run_until(idle_ready, 120, opt_auth == AUTH_FRAME ? "opening idle connections and signing them in" : "opening idle connections");
         int64_t t1 = now_ns();
         int64_t cpu_open = proc_cpu_ticks(), busy1 = machine_busy_ticks();
         double self1 = self_cpu_s();
         double open_s = (t1 - t0) / 1e9;
         settle(10);   /* whatever the server does after the last handshake counts too */
         int64_t cpu1 = proc_cpu_ticks();
+        pids_cpu_ns(ns1, 0);
+        /* the same span from the scheduler's per-thread nanoseconds (not sampled at clock ticks) */
+        double sched_s = 0;
+        for (int i = 0; i < npids; i++) sched_s += ns0[i] >= 0 && ns1[i] >= 0 ? (double)(ns1[i] - ns0[i]) / 1e9 : 0;
         long after = proc_rss_kb();
         int alive = open_count;
+        int ok = alive == nconns && !total_errors && (opt_auth != AUTH_FRAME || authed_count == nconns);
         int known = cpu0 >= 0 && cpu1 >= 0 && cpu_open >= 0;
         double cpu_s = known ? (double)(cpu1 - cpu0) / (double)hz : 0;
         double cpu_open_s = known ? (double)(cpu_open - cpu0) / (double)hz : 0;
@@ -1789,12 +1844,14 @@ int main(int argc, char **argv) {
         double other_cpu = open_s > 0 ? 100.0 * (double)(busy1 - busy0) / (double)hz / open_s - 100.0 * cpu_open_s / open_s - gen_cpu : 0;
         printf("RESULT phase=%s server=%s storage=%s conns=%d open=%d open_seconds=%.2f rss_before_kb=%ld rss_after_kb=%ld "
                "bytes_per_conn=%.0f server_cpu_s=%.2f server_cpu_open_s=%.2f server_us_per_conn=%.1f "
-               "gen_cpu_pct=%.1f other_cpu_pct=%.1f closes=%llu errors=%llu ok=%d\n",
+               "gen_cpu_pct=%.1f other_cpu_pct=%.1f closes=%llu errors=%llu auth=%s authed=%d sched_us_per_conn=%.1f ok=%d\n",
                opt_name, opt_label, opt_storage, nconns, alive, open_s, before, after,
                npids ? (after - before) * 1024.0 / nconns : 0, cpu_s, cpu_open_s, cpu_s * 1e6 / nconns,
                gen_cpu, other_cpu < 0 ? 0 : other_cpu, (unsigned long long)total_closes,
-               (unsigned long long)total_errors, alive == nconns && !total_errors);
-        return alive == nconns && !total_errors ? 0 : 1;
+               (unsigned long long)total_errors,
+               opt_auth == AUTH_FRAME ? "frame" : opt_auth == AUTH_BEARER ? "bearer" : "none", authed_count,
+               sched_s * 1e6 / nconns, ok);
+        return ok ? 0 : 1;
     }
 
     if (opt_crowd) return run_crowd();
