@@ -165,5 +165,14 @@ struct TokenMinter {
         #expect(throws: AuthKeyError.self) { try AuthKey.publicKey(id: "junk", pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----") }
         let pem = Array(TokenMinter.rsa.publicKey.pemRepresentation.utf8)
         #expect(throws: AuthKeyError.self, "a public key given as a shared secret") { try AuthKey.hs256(id: "mixup", secret: pem) }
+        // Keys that are not P-256 or RSA, or not keys at all, are refused with a reason (and
+        // never reach swift-crypto's RSA parser, which frees its key twice on bytes it cannot read).
+        #expect(throws: AuthKeyError.self) { try AuthKey.publicKey(id: "p384", pem: P384.Signing.PrivateKey().publicKey.pemRepresentation) }
+        #expect(throws: AuthKeyError.self) { try AuthKey.publicKey(id: "private", pem: P256.Signing.PrivateKey().pemRepresentation) }
+        #expect(throws: AuthKeyError.self) { try AuthKey.publicKey(id: "empty", pem: "") }
+        let pkcs1 = try? AuthKey.publicKey(id: "pkcs1", pem: TokenMinter.rsa.publicKey.pkcs1PEMRepresentation)
+        #expect(pkcs1?.algorithm == .rs256, "an RSA PUBLIC KEY (PKCS #1) reads too")
+        let verifier = TokenVerifier(keys: [pkcs1].compactMap { $0 })
+        #expect(reason(verifier, TokenMinter.rs256()) == nil)
     }
 }

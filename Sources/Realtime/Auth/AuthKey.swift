@@ -1,6 +1,7 @@
 import Crypto
 import _CryptoExtras
 import Foundation
+import SwiftASN1
 
 /// A key the server checks tokens with, and the one algorithm it verifies.
 public struct AuthKey: Sendable {
@@ -40,7 +41,12 @@ public struct AuthKey: Sendable {
             return AuthKey(id: id, algorithm: .es256, material: .p256(key))
         }
         do {
-            return AuthKey(id: id, algorithm: .rs256, material: .rsa(try _RSA.Signing.PublicKey(pemRepresentation: pem)))
+            let numbers = try RSAPublicKeyNumbers(pem: pem)
+            let key = try _RSA.Signing.PublicKey(n: numbers.modulus, e: numbers.exponent)
+            guard key.keySizeInBits >= 2048 else {
+                throw AuthKeyError("an RSA key of \(key.keySizeInBits) bits: at least 2048 are needed")
+            }
+            return AuthKey(id: id, algorithm: .rs256, material: .rsa(key))
         } catch {
             throw AuthKeyError("\(id) is neither a P-256 nor an RSA (2048 bits or more) public key in PEM: \(error)")
         }
@@ -78,4 +84,42 @@ public struct AuthKey: Sendable {
 public struct AuthKeyError: Error, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// An RSA public key's modulus and exponent, read from PEM by SwiftASN1: a `PUBLIC KEY`
+/// (SubjectPublicKeyInfo, rsaEncryption) or an `RSA PUBLIC KEY` (PKCS #1). swift-crypto 3.12's
+/// own parser of RSA DER frees its key twice when the bytes do not parse (found by
+/// AddressSanitizer with a malformed key file), so only numbers reach it.
+struct RSAPublicKeyNumbers {
+    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 1, 1]
+    var modulus: [UInt8]
+    var exponent: [UInt8]
+
+    init(pem: String) throws {
+        let document = try PEMDocument(pemString: pem)
+        switch document.discriminator {
+        case "PUBLIC KEY":
+            let bits = try DER.sequence(try DER.parse(document.derBytes), identifier: .sequence) { nodes in
+                guard let algorithm = nodes.next() else { throw AuthKeyError("no algorithm") }
+                let oid = try DER.sequence(algorithm, identifier: .sequence) { inner in
+                    let oid = try ASN1ObjectIdentifier(derEncoded: &inner)
+                    _ = inner.next()  // its parameters: NULL
+                    return oid
+                }
+                guard oid == Self.rsaEncryption else { throw AuthKeyError("not an RSA key (\(oid))") }
+                return try ASN1BitString(derEncoded: &nodes)
+            }
+            try self.init(pkcs1: Array(bits.bytes))
+        case "RSA PUBLIC KEY":
+            try self.init(pkcs1: document.derBytes)
+        default:
+            throw AuthKeyError("a PEM \(document.discriminator), not a public key")
+        }
+    }
+
+    private init(pkcs1 der: [UInt8]) throws {
+        (modulus, exponent) = try DER.sequence(try DER.parse(der), identifier: .sequence) { nodes in
+            (Array(try ArraySlice<UInt8>(derEncoded: &nodes)), Array(try ArraySlice<UInt8>(derEncoded: &nodes)))
+        }
+    }
 }
