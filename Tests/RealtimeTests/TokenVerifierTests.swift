@@ -10,7 +10,39 @@ struct TokenMinter {
     static let secret = Array("a shared secret of thirty-two bytes or more, for HS256".utf8)
     static let now = 1_800_000_000.0
     let p256 = P256.Signing.PrivateKey()
-    static let rsa = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    /// A fixed key, not one generated per run: swift-crypto 3.12's RSA key generation leaks 16
+    /// bytes (the exponent's bignum), which LeakSanitizer reports in the test command.
+    static let rsa = try! _RSA.Signing.PrivateKey(pemRepresentation: rsaPEM)
+    static let rsaPEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIIEvwIBADANBgkqhkiG9w0BAQEFAASCBKkwggSlAgEAAoIBAQC92a5H9iz+r+05
+        v9LQjqyhvMGDD7Wlnouqb+2nb7O6wNGi3C/uyd00pYQtHbXMiekBA9zr748VGq2Y
+        HYCDMNTnvD5sXyKt7bn6WncwOKOucx79Vc3Z0H9ARHqQ/TIs7H30I23hmaZcPpgE
+        WcHHUUhZpEaEi4qo5E1/HxbJfxVP2lZWMngLmhIkvYQxFvexi2S8UYqZVLSEZbfK
+        9FQbCEFMxvCECo12GW8N6Yaom1wk8oNMNanB76hkq/3eAAKF3tDiS8jVgVlIrVM5
+        kAyID5UeMQWCiIFqzjAUBpVSPFmf6694eRZgCB4p5qaK+ArxMdM9doEDlzs1euP6
+        9GJwrh4DAgMBAAECggEAU2H4GcMVoAbEukh13wPK7n5ov5d2wHcSAJmIV7HHzo5B
+        hLYQl2Axt526n9YcsukfXULFFRryTOKau+S5POWFnQIgqJhgMuPmev6gup0lxsjp
+        I3s8Hh5kxWVOL8AE+ZYk+8VTzXIejwUu3zpM0a3xiO2Ny0k+bU9Yeiy9ZWJbieYp
+        C1M7xJrZdaeYENLV6Zzx0WTW8ErpGHrjlMuRtWBsl8BzKz19csVDiqkENsRym3+f
+        ddrYZYVan9Mz4vMUHqKg8+Owgbo2DN5Fn2/10BxEeEki70NR6Mx22F9BBPn02O46
+        SkJjp5dgoor3+clAUQxijnmFST9v432ciWqrOdhLgQKBgQDv+moCuZrtBIWY4O5a
+        ePumFTbmzbPtlmM0kTc4RUDMtDZJPdHTLAoaaXXhySnzUN3kfhhy7hxe/01iEZ+n
+        lGC3ujfxpV8T4HQuAL7BPgiE3uf2EDQFhJkAAIRHCPfxTvGVvh8nRlHTCrTgarc0
+        +Aa7w8X5gEPbFnTjh5qKGRcZvwKBgQDKhoGr5O9d5krdk8wO84Uc3vgg+ZMsyYuV
+        cWLU9euVHDhUWdpybMHc00yp2vRitcAjYZbBSIhK6kxca2hC4RFiPc7teyxymJE1
+        Lhhl5h0UVV0GaCvGf+hZKIPuDYuc8S5L4oKCJrSnq/gwz0Xea3cw2ccfLnjcm9gJ
+        x6vpYM7kvQKBgQCt/JU9konDjAK8W2AUUiDJQhpC7iKkf+M/KoWpk3Qutf2hzmNB
+        Qm20xn9ECtASa6/kyJM7SG1jZqAZGQPywL36ltWWqjortBEnhTzH6AzPILl2ijrd
+        QUyYVseQpOz2lDDNS0FU/UO3ycxn5JcdnTFskr0HbrpDrp1ilV8y/ovkCwKBgQCR
+        wfKLg03fF8Jj7F4dmJgB6ltMaDLLNha2rI9D0+YEP/YuhyiX17xCsPRo/sOKU2KA
+        VFkKrKgiurPQhCDamV9IhFFsS4z2wOUpEA7RL6dYHgPAe7Kdvyq7GFSzPJ5xiocW
+        aGQjRbYZQsRyZIrVhCSZTPNpdqnXpHX8u+73HQxqRQKBgQCjBB8kjnHY/MfERCon
+        t7yxVqSpC91/riYGSPZ8hMidsD7jXaBxDTr18jda8aaHdmhAjjFsER9PDBWiM99W
+        WREYUNoJ5K4uV7IsHxUhfEYlmacvEOZzqpi30VU2gDDqEiRazkVxdSkDg/5cd5iY
+        uY7qVoQ9AgM2TcHAeK5ime85mA==
+        -----END PRIVATE KEY-----
+        """
 
     var hmacKey: AuthKey { try! AuthKey.hs256(id: "shared", secret: Self.secret) }
     var ecKey: AuthKey { try! AuthKey.publicKey(id: "ec", pem: p256.publicKey.pemRepresentation) }
