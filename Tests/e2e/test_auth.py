@@ -60,6 +60,14 @@ def display_name(user: User) -> str:
     return user.name if user.name is not None else user.sub[:40]
 
 
+def line_said(reply: Reply, text: str) -> dict:
+    """The chat line a `say` of `text` made, in its reply (other members' lines said just before
+    may arrive inside the same reply)."""
+    lines = [m for m in reply.of("chat") if m.get("text") == text]
+    assert len(lines) == 1, f"expected one line {text!r} in {reply!r}"
+    return lines[0]
+
+
 async def sign_in(client: Client, jwt: str, user: User = ADA, name: str | None = None) -> Reply:
     """`auth`: `authed` {user, name, expires} then the ack."""
     reply = await client.request({"type": "auth", "jwt": jwt})
@@ -560,16 +568,16 @@ def test_names_in_joined_presence_lobby_objects_and_chat_lines(start_server, tmp
         await ada.expect(is_presence(spectators=2))
 
         # Chat: a signed-in player's line carries its name, and so does a signed-in spectator's.
-        line = (await ada.request({"type": "say", "text": "good luck"})).one("chat")
+        line = line_said(await ada.request({"type": "say", "text": "good luck"}), "good luck")
         assert line["by"] == "p1" and line["name"] == "Ada", line
         seen = await spectator.expect_type("chat", text="good luck")
         assert seen["name"] == "Ada" and seen["by"] == "p1", seen
-        line = (await grace.request({"type": "say", "text": "you too"})).one("chat")
+        line = line_said(await grace.request({"type": "say", "text": "you too"}), "you too")
         assert line["by"] == "p2" and line["name"] == "Grace Hopper", line
         assert (await ada.expect_type("chat", text="you too"))["name"] == "Grace Hopper"
-        line = (await spectator.request({"type": "say", "text": "anonymous fan"})).one("chat")
+        line = line_said(await spectator.request({"type": "say", "text": "anonymous fan"}), "anonymous fan")
         assert "name" not in line and line["by"].startswith("s"), line
-        line = (await eve.request({"type": "say", "text": "signed-in fan"})).one("chat")
+        line = line_said(await eve.request({"type": "say", "text": "signed-in fan"}), "signed-in fan")
         assert line["name"] == "Eve" and line["by"].startswith("s"), line
 
         # Lobby objects: `list`, /api/games, /api/games/GAME.
@@ -861,7 +869,7 @@ def test_require_auth_refuses_create_join_and_say_but_not_watch(start_server, tm
         is_forbidden(await join(grace, game, token))
         await sign_in(grace, keys.token(keys.ec, GRACE), GRACE)
         joined_as(await join(grace, game, token), "p2")
-        line = (await grace.request({"type": "say", "text": "signed in"})).one("chat")
+        line = line_said(await grace.request({"type": "say", "text": "signed in"}), "signed in")
         assert line["name"] == "Grace Hopper", line
         klondike = await ada.create("klondike", seed=2)
         assert klondike.ok
@@ -1092,7 +1100,7 @@ def test_users_names_and_watch_keys_across_three_nodes(start_server, tmp_path, r
         await grace_c.expect_type("left", game=game)
         await tap(grace_b, 3)
         await spectator.expect(is_diff(3))
-        line = (await grace_b.request({"type": "say", "text": "from b"})).one("chat")
+        line = line_said(await grace_b.request({"type": "say", "text": "from b"}), "from b")
         assert line["name"] == "Grace Hopper", line
         seen = await spectator.expect_type("chat", text="from b")
         assert seen["name"] == "Grace Hopper" and seen["by"] == "p2", seen
