@@ -48,7 +48,7 @@ final class Admission {
             replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
         }
-        if let refusal = signInRefusal(id, now: now) {
+        if let refusal = SignInRequirement(required: config.requireAuth).refusal(sessions[id], now: now) {
             replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
             return
         }
@@ -138,7 +138,7 @@ final class Admission {
             replies.error(id, .bad("join needs a token"), requestID: request.id, now: now, into: &effects)
             return
         }
-        if asPlayer && !quiet, let refusal = signInRefusal(id, now: now) {
+        if asPlayer && !quiet, let refusal = SignInRequirement(required: config.requireAuth).refusal(sessions[id], now: now) {
             replies.error(id, refusal, requestID: request.id, now: now, into: &effects)
             return
         }
@@ -178,12 +178,6 @@ final class Admission {
         admit(id, to: room, asPlayer: asPlayer, seat: placement.seat, since: since, replay: replay, requestID: request.id,
               isCreation: false, quiet: quiet, now: now, into: &effects)
         if let token { sessions.modify(id) { $0.credential = token } }
-    }
-
-    /// `--require-auth`: a connection that is not signed in may not create, join or chat.
-    func signInRefusal(_ id: ConnectionID, now: Instant) -> ProtocolError? {
-        guard config.requireAuth, sessions[id]?.signedIn(at: now) == nil else { return nil }
-        return .signInFirst
     }
 
     /// A game asked for by a load is in memory (or is not there): returns the connections

@@ -121,7 +121,12 @@ struct GameUsers: Equatable, Sendable {
     }
 }
 
-extension ProtocolError {
-    /// `--require-auth`: what a connection that is not signed in is told when it creates, joins or chats.
-    static let signInFirst = ProtocolError(.forbidden, "sign in first: this server requires auth (send auth with your token)")
+/// `--require-auth` (section 19): a connection that is not signed in may not create, join or chat.
+struct SignInRequirement {
+    var required = false
+
+    func refusal(_ session: Session?, now: Instant) -> ProtocolError? {
+        guard required, session?.signedIn(at: now) == nil else { return nil }
+        return ProtocolError(.forbidden, "sign in first: this server requires auth (send auth with your token)")
+    }
 }

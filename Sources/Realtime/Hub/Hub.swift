@@ -108,7 +108,7 @@ public final class Hub {
         let cluster = identity.map { ClusterMachine(identity: $0, sessions: sessions, sharesStore: shared) }
         self.cluster = cluster
         if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
-        play.requiresSignIn = config.requireAuth
+        play.signIn.required = config.requireAuth
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
         admission.touches.interval = config.touchInterval
         if let node = config.sharedStoreNode {
@@ -260,7 +260,9 @@ public final class Hub {
         case .watch(let game, let since, let replay, let key):
             admission.enter(id, request, game: game, asPlayer: false, token: nil, seat: nil, watchKey: key, since: since,
                             replay: replay, now: now, into: &effects)
-        case .auth(let jwt): signIn(id, jwt: jwt, requestID: request.id, now: now, into: &effects)
+        case .auth(let jwt):
+            SignIn(verifier: config.auth, sessions: sessions, replies: replies)
+                .auth(id, jwt: jwt, requestID: request.id, remoteSeq: cluster?.seenSeq(id), now: now, into: &effects)
         case .leave: admission.leave(id, requestID: request.id, now: now, into: &effects)
         case .list(let follow):
             lobby.follow(id, follow)
@@ -272,35 +274,6 @@ public final class Hub {
         case .gesture(let type, let message):
             play.gesture(id, type: type, message: message, requestID: request.id, now: now, arrival: arrival,
                          into: &effects)
-        }
-    }
-
-    /// `auth` (section 19): a good token signs the connection in (again); a bad one changes nothing.
-    private func signIn(_ id: ConnectionID, jwt: String, requestID: JSON?, now: Instant, into effects: inout Effects) {
-        guard let verifier = config.auth else {
-            replies.error(id, ProtocolError(.forbidden, "this server signs no one in (it has no auth key)"), requestID: requestID,
-                          now: now, into: &effects)
-            return
-        }
-        if let wait = sessions.modify(id, { $0.authTimes.take(now: now.monotonic) }) ?? nil {
-            replies.error(id, ProtocolError(.limited, "auth is limited to \(RecentLimit.auth.count) in \(Int(RecentLimit.auth.window)) s: try again in "
-                                            + "\(Int(wait.rounded(.up))) s"), requestID: requestID, now: now, into: &effects)
-            return
-        }
-        switch verifier.verify(jwt, now: now.unixTime) {
-        case .failure(let refusal):
-            effects.append(.countSignIn(ok: false))
-            replies.error(id, ProtocolError(.forbidden, refusal.description), requestID: requestID, now: now, into: &effects)
-        case .success(let user):
-            effects.append(.countSignIn(ok: true))
-            sessions.modify(id) { $0.user = user }
-            if sessions.room(of: id) == nil, let seq = cluster?.seenSeq(id) {
-                // In a game another node owns: answered here, with the seq this connection has seen.
-                effects.send(ServerMessage.authed(user: user.id, name: user.name, expires: user.expires).frame, to: id)
-                if let requestID { effects.send(ServerMessage.ack(id: requestID, seq: seq).frame, to: id) }
-                return
-            }
-            replies.answer(id, [ServerMessage.authed(user: user.id, name: user.name, expires: user.expires).frame], requestID: requestID, now: now, into: &effects)
         }
     }
 

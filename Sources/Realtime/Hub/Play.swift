@@ -18,7 +18,7 @@ final class Play {
     /// Set while this node must apply no command (a cluster node whose name another process took).
     var refusal: ProtocolError?
     /// `--require-auth`: chat needs a signed-in connection (section 19).
-    var requiresSignIn = false
+    var signIn = SignInRequirement()
 
     init(sessions: SessionTable, rooms: RoomTable, durability: Durability, pending: PendingTable<PendingRequest>,
          solver: SolverDesk, lobby: LobbyFeed, games: GameCatalog) {
@@ -264,8 +264,8 @@ final class Play {
                           now: now, into: &effects)
             return
         }
-        if requiresSignIn, session.signedIn(at: now) == nil {
-            replies.error(id, .signInFirst, requestID: requestID, now: now, into: &effects)
+        if let refusal = signIn.refusal(session, now: now) {
+            replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
             return
         }
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,4 +1,3 @@
-import Core
 import Foundation
 import Logging
 
@@ -15,8 +14,7 @@ public final class BoardcastServer {
     private let lwsConfig: LWSConfig
     private let hub: Hub
     private let hubConfig: Hub.Config
-    /// What `/api/auth` tells the page.
-    private let authOptions: (signsIn: Bool, sites: [String])
+    private let signIn: SignInSettings
     private let store: any GameStore
     /// The store again when several nodes share it (PostgreSQL): claims, releases, owners.
     private let sharedStore: (any SharedGameStore)?
@@ -30,15 +28,11 @@ public final class BoardcastServer {
     private let clock = ServiceClock()
     private var keepalive: KeepaliveWheel
     private var ticker: DispatchSourceTimer?
-    private var stopping = false
+    private var stopping: Bool { health.stopping }
     private var stopDeadline = Date.distantFuture
-    /// Set while storage writes fail, until one succeeds: `/healthz` says so.
-    private var storageProblem: String?
-    /// Set while the store probe cannot reach a store over the network: `/healthz` says so.
-    private var storeUnreachable: String?
+    /// What `/healthz` says.
+    private var health = ServerHealth()
     private var probe: StoreProbe?
-    /// Set for good when the background integrity check finds damage.
-    private var damage: String?
     /// The cluster: this node's identity and Redis, and the driver once serving.
     private let identity: ClusterIdentity?
     private let redisAddress: RedisAddress?
@@ -106,7 +100,7 @@ public final class BoardcastServer {
             config.windowSize = Int.max
         }
         hubConfig = config
-        authOptions = (options.auth != nil, options.authSites)
+        signIn = SignInSettings(signsIn: options.auth != nil, sites: options.authSites)
         work = OffServiceWork(inbox: inbox, waker: lws.waker, solverBudget: config.solverBudget, prover: config.games.prover)
         storageReads = StorageReads(store: store, sharedStore: sharedStore, windowSize: config.windowSize, games: config.games,
                                     metrics: metrics, work: work)
@@ -170,14 +164,7 @@ public final class BoardcastServer {
                                                    "redis": "\(redisAddress.host):\(redisAddress.port)"])
         }
         if sharedStore != nil {
-            let inbox = self.inbox
-            let waker = lws.waker
-            let probe = StoreProbe(store: store) { problem in
-                inbox.withLock { $0.append(.storeHealth(problem)) }
-                waker.wake()
-            }
-            probe.start()
-            self.probe = probe
+            probe = StoreProbe.started(store: store, inbox: inbox, waker: lws.waker)
         }
         if let store = sqlite, store.integrityCheckDeferred {
             work.read { .integrity((try? store.integrityProblems()) ?? ["the integrity check could not read the file"]) }
@@ -219,7 +206,7 @@ public final class BoardcastServer {
 
     private func stop() {
         guard !stopping else { return }
-        stopping = true
+        health.stopping = true
         stopDeadline = Date().addingTimeInterval(3)
         logger.info("shutting down")
         // Accepted moves go out (and are stored) before the connections close.
@@ -352,17 +339,8 @@ extension BoardcastServer: LWSEvents {
 
     func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse? {
         switch path {
-        case "/api/auth":
-            // What the page needs to sign in: whether this server signs anyone in, and from
-            // which sites it takes a token by postMessage (PROTOCOL section 19, docs/AUTH.md).
-            return .json(JSON.object([("signsIn", .bool(authOptions.signsIn)),
-                                      ("sites", .array(authOptions.sites.map(JSON.string)))]).encoded)
-        case "/healthz":
-            if stopping { return .text(503, "stopping\n") }
-            if let damage { return .text(503, "\(damage)\n") }
-            if let storageProblem { return .text(503, "storage failing: \(storageProblem)\n") }
-            if let storeUnreachable { return .text(503, "store unreachable: \(storeUnreachable)\n") }
-            return .text(200, "ok\n")
+        case "/api/auth": return signIn.response
+        case "/healthz": return health.response
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
             for (draw, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(draw: draw))) }
@@ -405,13 +383,13 @@ extension BoardcastServer: LWSEvents {
             case .committed(let ticket, let refusals):
                 highest = max(highest, ticket)
                 refused.merge(refusals) { $1 }
-                if storageProblem != nil {
-                    storageProblem = nil
+                if health.writesFailing != nil {
+                    health.writesFailing = nil
                     logger.notice("storage writes succeed again")
                 }
             case .event(.storageFailed(let tickets, let why)):
                 flushCommits()
-                storageProblem = why
+                health.writesFailing = why
                 metrics.storageFailures.increment()
                 handle(.storageFailed(tickets, reason: why), at: now)
             case .event(.tick):
@@ -429,12 +407,10 @@ extension BoardcastServer: LWSEvents {
                     logger.warning("deleting untouched games failed; the next sweep tries again")
                 }
             case .storeHealth(let problem):
-                storeUnreachable = problem
-                if let problem {
-                    logger.error("the store does not answer: moves are refused until it does", metadata: ["error": "\(problem)"])
-                } else {
-                    logger.notice("the store answers again")
-                }
+                health.storeUnreachable = problem
+                logger.log(level: problem == nil ? .notice : .error,
+                           problem == nil ? "the store answers again" : "the store does not answer: moves are refused until it does",
+                           metadata: problem.map { ["error": "\($0)"] })
                 handle(.storeHealth(problem: problem), at: now)
             case .usage(let usage):
                 readingUsage = false
@@ -446,7 +422,7 @@ extension BoardcastServer: LWSEvents {
                 if problems.isEmpty {
                     logger.info("background integrity check of the game database: ok")
                 } else {
-                    damage = "the game database is damaged: " + problems.prefix(4).joined(separator: "; ")
+                    health.damage = "the game database is damaged: " + problems.prefix(4).joined(separator: "; ")
                     logger.critical("the game database is damaged; stop the server and restore a backup",
                                     metadata: ["quick_check": "\(problems.prefix(4).joined(separator: "; "))"])
                 }

@@ -16,6 +16,16 @@ final class StoreProbe: Sendable {
         self.report = report
     }
 
+    /// A probe already running, whose reports reach the service thread's inbox.
+    static func started(store: any GameStore, inbox: LockedBox<[ServiceInboxItem]>, waker: LWSWaker) -> StoreProbe {
+        let probe = StoreProbe(store: store) { problem in
+            inbox.withLock { $0.append(.storeHealth(problem)) }
+            waker.wake()
+        }
+        probe.start()
+        return probe
+    }
+
     func start() {
         let thread = Thread { [self] in run() }
         thread.name = "boardcast-probe"
