@@ -39,16 +39,18 @@ LISTENING = re.compile(r"listening on (http://\S+)")
 class ServerProcess:
     """The server binary, started with the given flags, until it says where it listens."""
 
-    def __init__(self, data: str = ":memory:", port: int = 0):
+    def __init__(self, data: str = ":memory:", port: int = 0, extra: tuple = ()):
         if not Path(SERVER).exists():
             raise RuntimeError(f"server binary {SERVER} not found; build it or set BOARDCAST_SERVER")
         self.proc = subprocess.Popen(
             # The whole browser session creates its games from 127.0.0.1: over the default --create-rate.
             [SERVER, "--host", "127.0.0.1", "--port", str(port), "--data", data, "--web", str(WEB),
-             "--create-rate", "100000"],
+             "--create-rate", "100000", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
         )
         self.lines: queue.Queue[str] = queue.Queue()
+        # Every line the server printed (a test may check that no secret was logged).
+        self.log: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
         deadline = time.monotonic() + 30
         self.url = None
@@ -72,6 +74,7 @@ class ServerProcess:
     def _pump(self):
         assert self.proc.stdout
         for line in self.proc.stdout:
+            self.log.append(line)
             self.lines.put(line)
 
     def stop(self):

@@ -12,13 +12,10 @@ import base64
 import hashlib
 import hmac
 import json
-import queue
 import re
 import secrets
 import shutil
-import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -27,7 +24,7 @@ import requests
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import (LISTENING, RECORD_SENDS_JS, SERVER, WEB, Client, ServerProcess, assert_no_console_errors, css,
+from conftest import (RECORD_SENDS_JS, Client, ServerProcess, assert_no_console_errors, css,
                       page_checks, screenshot, wait)
 
 
@@ -50,42 +47,10 @@ def mint(secret: bytes, sub: str, name: str | None = None, expires_in: int = 360
 
 
 class AuthServer(ServerProcess):
-    """The server binary as conftest's ServerProcess starts it, plus `--auth-hs256 FILE`."""
+    """conftest's server with `--auth-hs256 FILE` (and any other flags)."""
 
     def __init__(self, secret_file: Path, port: int = 0, extra: tuple = ()):
-        if not Path(SERVER).exists():
-            raise RuntimeError(f"server binary {SERVER} not found; build it or set BOARDCAST_SERVER")
-        self.proc = subprocess.Popen(
-            [SERVER, "--host", "127.0.0.1", "--port", str(port), "--data", ":memory:", "--web", str(WEB),
-             "--create-rate", "100000", "--auth-hs256", str(secret_file), *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        # Every line the server printed, for the check that no token was logged.
-        self.log: list[str] = []
-        threading.Thread(target=self._pump, daemon=True).start()
-        deadline = time.monotonic() + 30
-        self.url = None
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=max(0.05, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            match = LISTENING.search(line)
-            if match:
-                self.url = match.group(1).rstrip("/")
-                break
-        if not self.url:
-            self.stop()
-            raise RuntimeError("server did not print its address:\n" + "".join(self.log[-20:]))
-        self.port = int(self.url.rsplit(":", 1)[1])
-        self.ws_url = self.url.replace("http://", "ws://") + "/ws"
-
-    def _pump(self):
-        assert self.proc.stdout
-        for line in self.proc.stdout:
-            self.log.append(line)
-            self.lines.put(line)
+        super().__init__(port=port, extra=("--auth-hs256", str(secret_file), *extra))
 
 
 @pytest.fixture(scope="module")
