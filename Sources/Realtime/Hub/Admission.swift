@@ -97,7 +97,7 @@ final class Admission {
         let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now,
                             windowSize: config.windowSize, keepsEverything: !config.durable)
         let creator = room.seats.first ?? RoomMembers.firstPlayer
-        if let user = sessions[id]?.signedIn(at: now) { _ = room.users.record(user, as: creator) }
+        if let user = sessions[id]?.signedIn(at: now) { _ = room.record(user, as: creator) }
         adopt(room, now: now, into: &effects)
         // Storage refuses the game if its id is taken there (`WriteRefusal.idTaken`): checked in
         // the write itself, so no read sits on this path.
@@ -245,7 +245,7 @@ final class Admission {
                        requestID: JSON?, isCreation: Bool, quiet: Bool, now: Instant, into effects: inout Effects) {
         guard sessions.isOpen(id) else { return }
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
-        if case .player(let player) = role, let user = sessions[id]?.signedIn(at: now), room.users.record(user, as: player) {
+        if case .player(let player) = role, let user = sessions[id]?.signedIn(at: now), room.record(user, as: player) {
             // Stored with the game (before anything it is told): the user takes this place back
             // after a restart or through another node.
             durability.store(StoreBatch(games: [room.storedGame]), for: room, into: &effects)

@@ -16,7 +16,11 @@ final class GameRoom {
     /// Who may watch (section 19), from the options.
     let watchPolicy: WatchPolicy
     /// The signed-in users who played, by player id; stored with the options.
-    var users = GameUsers()
+    private(set) var users = GameUsers() {
+        didSet { storedOptions = users.stored.map { options.setting(GameUsers.option, to: $0) } ?? options }
+    }
+    /// The options as stored: with the users, kept here so a move's summary row does not rebuild them.
+    private var storedOptions: JSON
     /// Whether members see `names` (the server signs users in).
     var showsNames = false
     /// Unix seconds: shown in the lobby and stored.
@@ -92,6 +96,7 @@ final class GameRoom {
         self.game = game
         self.tokenHash = tokenHash
         self.options = options
+        storedOptions = options
         watchPolicy = WatchPolicy(stored: options)
         self.created = created.unixTime
         self.updated = created.unixTime
@@ -103,6 +108,9 @@ final class GameRoom {
         if let delay = Self.delay(of: options) { delayLine = DelayLine(delay: delay, game: game, seq: 0) }
     }
 
+    /// Notes that a signed-in user plays as `player`; true if the stored game must be written again.
+    func record(_ user: SignedUser, as player: String) -> Bool { users.record(user, as: player) }
+
     /// A room rebuilt from storage by `GameLoader`.
     init(loaded: LoadedGame, windowSize: Int, now: Instant) {
         id = loaded.stored.id
@@ -110,6 +118,7 @@ final class GameRoom {
         game = loaded.game
         tokenHash = loaded.stored.tokenHash
         options = loaded.stored.options.removing(GameUsers.option)
+        storedOptions = loaded.stored.options
         watchPolicy = WatchPolicy(stored: options)
         users = GameUsers(stored: loaded.stored.options[GameUsers.option])
         created = loaded.stored.created
@@ -382,8 +391,7 @@ final class GameRoom {
     }
 
     var storedGame: StoredGame {
-        StoredGame(id: id, kind: kind.rawValue, options: users.stored.map { options.setting(GameUsers.option, to: $0) } ?? options,
-                   tokenHash: tokenHash, created: created,
+        StoredGame(id: id, kind: kind.rawValue, options: storedOptions, tokenHash: tokenHash, created: created,
                    updated: updated, status: game.status, seq: seq)
     }
 }
