@@ -765,14 +765,20 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 /// Joins whose answer a refused or failed write cut short (issue 29): each is answered, none
 /// is left with diffs and no `joined`.
 @Suite struct CutShortJoinTests {
-    @Test func aJoinCutShortByARebuildIsAnsweredFromTheStoredGame() {
-        let h = HubHarness(autoCommit: false)
+    /// A Klondike game of connection 1 (2 is open too), whose tap waits for its write (ticket 2).
+    private func gameWithATapWaiting(_ h: HubHarness, tapID: String) -> String {
         h.open(1)
         h.open(2)
         h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":3}}"#)
         h.commit(upTo: 1)
         let game = h.take(1)[0]["game"]!.stringValue!
-        h.send(1, #"{"type":"tap","target":"/stock","id":"lost"}"#)
+        h.send(1, #"{"type":"tap","target":"/stock","id":"\#(tapID)"}"#)
+        return game
+    }
+
+    @Test func aJoinCutShortByARebuildIsAnsweredFromTheStoredGame() {
+        let h = HubHarness(autoCommit: false)
+        let game = gameWithATapWaiting(h, tapID: "lost")
         h.send(2, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
         #expect(h.take(2).isEmpty, "its answer waits behind the write")
         // The write did reach the store, but its answer was lost (a connection cut after the commit).
@@ -790,12 +796,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         var config = Hub.Config(games: .standard)
         config.sharedStoreNode = "n1"
         let h = HubHarness(autoCommit: false, config: config)
-        h.open(1)
-        h.open(2)
-        h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":3}}"#)
-        h.commit(upTo: 1)
-        let game = h.take(1)[0]["game"]!.stringValue!
-        h.send(1, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        let game = gameWithATapWaiting(h, tapID: "t")
         h.send(2, #"{"type":"watch","game":"\#(game)","since":5,"id":"w"}"#)
         #expect(h.take(2).isEmpty)
         h.run(.committed(upTo: 2, refused: [game: .notOwner(current: GameOwnership(node: "n2", epoch: 2))]))
