@@ -30,7 +30,7 @@ import collections
 import dataclasses
 import json
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 # Game commands: every one that is acked caused exactly one diff, at the ack's seq.
 GAME_COMMANDS = {"tap", "double-tap", "drag", "add", "color", "alpha", "reset", "undo", "resign"}
@@ -66,6 +66,11 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def _brief(message: dict) -> dict:
+    """A message without its bulk (states, ops), for a timeline."""
+    return {k: (v if k not in ("state", "ops", "token") else "...") for k, v in message.items()}
+
+
 @dataclasses.dataclass
 class Stream:
     """One connection's membership of one game: the seqs it was given, in order."""
@@ -74,7 +79,7 @@ class Stream:
     you: str | None
     since: int | None
     seq: int | None = None  # the last seq the stream is at (None until a snapshot/since)
-    problems: list[str] = dataclasses.field(default_factory=list)
+    problems: list[tuple[float, str]] = dataclasses.field(default_factory=list)  # (when, what)
 
 
 class Recorder:
@@ -96,6 +101,7 @@ class Recorder:
         self.game: str | None = None
         self.you: str | None = None
         self.ended: float | None = None
+        self.events: list[tuple[float, str, Any]] = []  # (when, ">" sent or "<" received, brief)
 
     # -- feeding ------------------------------------------------------------
 
@@ -104,6 +110,7 @@ class Recorder:
         kind = message.get("type")
         now = self.clock()
         self.sends.append((now, mid, kind))
+        self.events.append((now, ">", _brief(message)))
         if kind in ("join", "watch", "create"):
             since = message.get("since")
             self.asked_since = since if isinstance(since, int) and kind != "create" else None
@@ -118,6 +125,7 @@ class Recorder:
             return
         kind = message.get("type")
         now = self.clock()
+        self.events.append((now, "<", _brief(message)))
         if kind == "joined":
             self.game, self.you = message.get("game"), message.get("you")
             # A connection asks for one join/watch at a time: this answers the last one sent.
@@ -135,10 +143,10 @@ class Recorder:
             if stream is not None:
                 seq = message.get("seq")
                 if stream.seq is None:
-                    stream.problems.append(f"diff {seq} before any snapshot or since")
+                    stream.problems.append((now, f"diff {seq} before any snapshot or since"))
                 elif seq != stream.seq + 1:
                     what = "repeated" if seq <= stream.seq else "gap"
-                    stream.problems.append(f"{what}: diff {seq} after {stream.seq}")
+                    stream.problems.append((now, f"{what}: diff {seq} after {stream.seq}"))
                 stream.seq = seq if stream.seq is None or seq > stream.seq else stream.seq
         elif kind == "ack":
             self.acks.append((now, message.get("id"), message.get("seq")))
@@ -148,7 +156,9 @@ class Recorder:
             self.game = self.you = None
 
     def closed(self) -> None:
-        self.ended = self.clock()
+        if self.ended is None:
+            self.ended = self.clock()
+            self.events.append((self.ended, "x", "closed"))
 
     def _stream(self, game: str | None) -> Stream | None:
         if self.streams and self.streams[-1].game == game:
@@ -235,11 +245,16 @@ class Findings:
 
 def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
           unreadable: dict[str, str] | None = None, game_of: dict[Any, str] | None = None,
-          all_recorded: bool = True) -> Findings:
+          all_recorded: bool = True, when: Callable[[float], str] | None = None) -> Findings:
     """`histories`: game -> its diffs from seq 1 (`read_history`). `unreadable`: game -> why its
     history could not be read (every acked command of it is then lost). `game_of`: command id ->
     game, for commands sent before a recorder knew its game (else the recorder's streams say).
-    `all_recorded`: every client that played these games was recorded (else no phantom check)."""
+    `all_recorded`: every client that played these games was recorded (else no phantom check):
+    then a connection still open (never `closed()`) must also have been given the history's last
+    seq ("behind" counts as a gap). `when(t)` describes a recorder's time stamp in findings."""
+    def at(t):
+        return f" [{when(t)}]" if when is not None and t is not None else ""
+
     recorders = list(recorders)
     unreadable = dict(unreadable or {})
     found = Findings(games=len(histories) + len(unreadable))
@@ -264,22 +279,30 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
             truth = by_seq[game].get(seq)
             if truth is None:
                 split(game, seq, f"game {game} seq {seq}: {rec.label} got a diff the history does not have "
-                                 f"(history ends at {len(by_seq[game])}): cause {_short(diff.get('cause'))}")
+                                 f"(history ends at {len(by_seq[game])}): cause {_short(diff.get('cause'))}"
+                                 f"{at(diff.get('_t'))}")
             elif not _same_diff(diff, truth):
                 split(game, seq, f"game {game} seq {seq}: {rec.label} got cause {_short(diff.get('cause'))} "
                                  f"ops {_short(diff.get('ops'))}; the history has cause {_short(truth.get('cause'))} "
-                                 f"ops {_short(truth.get('ops'))}")
+                                 f"ops {_short(truth.get('ops'))}{at(diff.get('_t'))}")
     # Two clients that disagree with each other at a seq the history lacks count once per seq.
 
     # Member streams: no gap, no repeat.
     for rec in recorders:
-        for stream in rec.streams:
+        for index, stream in enumerate(rec.streams):
             found.members += 1
-            if stream.problems:
+            problems = list(stream.problems)
+            last = index == len(rec.streams) - 1
+            if (all_recorded and last and rec.ended is None and stream.game in by_seq and stream.seq is not None
+                    and stream.seq < len(by_seq[stream.game])):
+                problems.append((None, f"behind: still open at seq {stream.seq}, the history ends at "
+                                       f"{len(by_seq[stream.game])}"))
+            if problems:
                 found.gap_members += 1
-                for problem in stream.problems:
+                for t, problem in problems:
                     found.gaps.append(f"game {stream.game}: {rec.label} ({stream.role} {stream.you or ''}"
-                                      f"{', since ' + str(stream.since) if stream.since is not None else ''}): {problem}")
+                                      f"{', since ' + str(stream.since) if stream.since is not None else ''}): "
+                                      f"{problem}{at(t)}")
 
     # Acked game commands: exactly once, at their seq, as their sender.
     commands: dict[Any, dict] = {}
@@ -287,6 +310,7 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
     yous: dict[Any, set] = collections.defaultdict(set)
     senders: dict[Any, list[str]] = collections.defaultdict(list)
     acks: dict[Any, list[tuple[int | None, str]]] = collections.defaultdict(list)
+    ack_time: dict[Any, float] = {}
     refused: set = set()
     for rec in recorders:
         stream_games = [s.game for s in rec.streams]
@@ -299,9 +323,10 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
                 yous[mid].add(rec.yous[mid])
             if mid not in game_by_id and stream_games:
                 game_by_id[mid] = stream_games[-1]
-        for _, mid, seq in rec.acks:
+        for t, mid, seq in rec.acks:
             if mid in rec.commands and rec.commands[mid].get("type") in GAME_COMMANDS:
                 acks[mid].append((seq, rec.label))
+                ack_time.setdefault(mid, t)
         for _, mid, code in rec.errors:
             if mid is not None and code in DEFINITE_REFUSALS:
                 refused.add(mid)
@@ -312,7 +337,8 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
         command = commands[mid]
         seqs = sorted({seq for seq, _ in answers if seq is not None})
         found.acked += 1
-        where = f"game {game}: id {mid} {_short(expected_cause(command))} acked seq {seqs} to {answers[0][1]}"
+        where = (f"game {game}: id {mid} {_short(expected_cause(command))} acked seq {seqs} to "
+                 f"{answers[0][1]}{at(ack_time.get(mid))}")
         if len(seqs) != 1:
             found.lost.append(f"{where}: acked with {len(seqs)} different seqs")
             if not seqs:

@@ -62,6 +62,7 @@ def test_lost_split_gap_identity_and_phantom_are_found():
     # p7's command acked at 4 whose diff says by p1
     other.sent({"type": "tap", "target": "/stock", "id": "x4"})
     other.received({"type": "ack", "id": "x4", "seq": 4})
+    rec.closed(), other.closed()
     found = check(truth, [rec, other])
     counts = found.counts()
     assert counts["lost"] == 2, found.describe()
@@ -82,6 +83,9 @@ def test_a_command_of_unknown_outcome_explains_one_unclaimed_diff_and_a_resend_k
     back.received({"type": "ack", "id": "m1", "seq": 1})
     back.sent({"type": "tap", "target": "/stock", "id": "m3"})
     back.received({"type": "error", "id": "m3", "code": "unavailable"})
+    found = check(truth, [rec, back])
+    assert found.counts()["gaps"] == 1 and "behind" in found.describe(), "open at seq 2 of 3"
+    back.received(truth["g"][2])
     found = check(truth, [rec, back])
     # seq 3 is unclaimed; m3 (unavailable, so refused for now) or m2 (unknown) may explain it;
     # a snapshot resets a stream without a gap
