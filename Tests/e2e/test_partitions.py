@@ -144,6 +144,18 @@ async def play(client: Client, command: dict, within: float, mid: str | None = N
         await asyncio.sleep(0.2)
 
 
+async def until_refused(cluster: Cluster, moves) -> list[str]:
+    """Awaits `moves` (a coroutine that heals on its way); a move refused with an error other
+    than `unavailable` ends it, heals, and is returned as a finding, for the one-history check
+    to show what led to it."""
+    try:
+        await moves
+        return []
+    except Refused as refused:
+        cluster.hosts.heal()
+        return [f"refused: {refused}"]
+
+
 class Four:
     """Two players of one four-in-a-row game taking turns with the drops of DRAW_SEQUENCE (no
     four, so the game stays `playing` for 42 drops)."""
@@ -404,8 +416,7 @@ def test_a_non_owner_cut_from_redis_for_ten_seconds(cluster):
         cut = time.monotonic()
         newcomer = await cluster.client("n2", "newcomer")
         watched = asyncio.create_task(play(newcomer, {"type": "watch", "game": game}, within=40))
-        problems = []
-        try:
+        async def moves():
             while time.monotonic() - cut < 10:
                 if four.drops < 38:
                     await four.move(within=10)
@@ -414,9 +425,8 @@ def test_a_non_owner_cut_from_redis_for_ten_seconds(cluster):
             await watched
             for _ in range(2):
                 await four.move(within=LEASE + 10)
-        except Refused as refused:  # the history shows why
-            cluster.hosts.heal()
-            problems.append(f"refused: {refused}")
+
+        problems = await until_refused(cluster, moves())
         await one_history(cluster, game, healthy="n1", redis_dropped={"n2"}, also=problems)
         await close_all(cluster)
 
@@ -434,16 +444,14 @@ def test_a_lossy_link_at_the_owner(cluster):
             await four.move(within=10)
         cluster.hosts.lossy("n1", 30)
         lossy = time.monotonic()
-        problems = []
-        try:
+        async def moves():
             while time.monotonic() - lossy < 15 and four.drops < 38:
                 await four.move(within=40)
             cluster.hosts.heal()
             for _ in range(2):
                 await four.move(within=LEASE + 10)
-        except Refused as refused:  # the history shows why
-            cluster.hosts.heal()
-            problems.append(f"refused: {refused}")
+
+        problems = await until_refused(cluster, moves())
         # n1's links to Redis may have dropped under the loss: its members may get a snapshot.
         await one_history(cluster, game, healthy="n3", redis_dropped={"n1"}, also=problems)
         await close_all(cluster)
