@@ -97,7 +97,7 @@ def cluster(net, tmp_path):
                 node.kill()
 
 
-def scenario(cluster: Cluster, coroutine, timeout: float = 100.0):
+def scenario(cluster: Cluster, coroutine, timeout: float = 45.0):
     """Runs the test's coroutine; on failure, prints every node's output (pytest shows it)."""
     try:
         return run(coroutine, timeout=timeout)
@@ -449,4 +449,4 @@ def test_a_lossy_link_at_the_owner(cluster):
         await one_history(cluster, game, healthy="n3", redis_dropped={"n1"}, also=problems)
         await close_all(cluster)
 
-    scenario(cluster, body(), timeout=150)
+    scenario(cluster, body(), timeout=70)
