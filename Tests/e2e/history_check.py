@@ -196,6 +196,8 @@ def attach(client, recorder: Recorder):
 
     client.send_raw, client._track = send_raw, track
     client.recorder = recorder
+    # The reader ends when the connection does (closed by either side, or reset).
+    client._reader.add_done_callback(lambda _: recorder.closed())
     return client
 
 
