@@ -119,6 +119,10 @@ class Cluster:
         self.server = server
         self.frozen: set[str] = set()
 
+    def nodes_binary(self) -> str:
+        from e2e_server import SERVER_BIN
+        return self.server or SERVER_BIN
+
     def start(self) -> None:
         self.redis.start()
         self.pg.start()
@@ -577,8 +581,21 @@ def main() -> int:
     if why:
         print(f"skipped: {why}")
         return 2
-    if args.server:
-        os.environ["BOARDCAST_SERVER"] = args.server
+    # One campaign at a time on a machine: a second one's clean-up would remove the first's hosts.
+    import fcntl
+    lock = open("/run/lock/boardcast-faults.lock", "w")
+    waited = time.monotonic()
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() - waited > 1800:
+                print("not run: another fault campaign has held this machine for 30 minutes")
+                return 2
+            if time.monotonic() - waited < 1:
+                log("waiting for another fault campaign on this machine to end")
+            time.sleep(2)
     budget = args.minutes * 60 + 360
 
     def on_signal(signum, frame):
@@ -611,6 +628,8 @@ def main() -> int:
         workload = None
         loop_thread = None
         try:
+            binary = cluster.nodes_binary()
+            log(f"server {binary} (built {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(os.path.getmtime(binary)))}Z)")
             cluster.start()
             log(f"[{clock():7.1f}s] cluster up: {', '.join(f'{n}={hosts.addr(n)}' for n in HOSTS)}")
             workload = Workload(hosts, cluster, clock, args.games, random.Random(rng.random()))
