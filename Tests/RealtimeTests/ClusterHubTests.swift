@@ -275,6 +275,20 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(answers.count == 1, "two requests, two answers in all (one unavailable): \(answers)")
     }
 
+    @Test func aNodeThatRestartedGivesUpItsOldConnectionsSeats() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "four", options: "{}")
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        #expect(cluster.take("b", 7).first?["you"] == "p2")
+        // b is killed and back within its lease: a new incarnation, none of its old connections.
+        cluster.view(alive: ["a": "1", "b": "2"])
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
+        let joined = cluster.take("b", 8)
+        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free again: \(joined)")
+    }
+
     @Test func aMissedDiffIsFilledFromTheGamesStreamBeforeAnythingLater() {
         let cluster = ClusterHarness(["a", "b"])
         let (game, _) = create(cluster)

@@ -877,3 +877,33 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(h.types(2) == ["joined", "snapshot", "ack"], "asked once per seq")
     }
 }
+
+/// A game being rebuilt after a failed write takes no server command (issue 29: a Plane
+/// departure applied meanwhile was stored after a seq that never was, and the game could
+/// never be loaded again).
+@Suite struct RebuildTests {
+    @Test func aPlayerWhoLeavesWhileTheGameIsRebuiltLeavesAfterIt() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.open(2)
+        h.send(1, #"{"type":"create","kind":"plane","options":{"seed":5}}"#)
+        let game = h.take(1)[0]["game"]!.stringValue!
+        h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
+        h.send(1, #"{"type":"add"}"#)
+        _ = h.take(2)
+        h.autoCommit = false
+        h.autoRead = false
+        h.hangWrites = true
+        h.send(1, #"{"type":"add","id":"lost"}"#)
+        h.run(.storageFailed(h.lastTicket...h.lastTicket, reason: "connection lost"))
+        h.hangWrites = false
+        h.autoCommit = true
+        h.close(1)  // its selection is the game's to drop, once the game is back
+        h.finishReads()
+        let stored = try h.store.commands(game: game, after: 0)
+        #expect(stored.map(\.seq) == [1, 2], "no seq skipped: the game loads again")
+        let spectator = h.take(2).filter { $0["type"] == "diff" }
+        #expect(spectator.map { $0["seq"] } == [2])
+        #expect(spectator.first?["cause"] == .object(["type": "leave", "by": "p1"]))
+    }
+}

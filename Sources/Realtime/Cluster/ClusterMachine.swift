@@ -304,7 +304,12 @@ final class ClusterMachine {
         for node in changes.dead.sorted() {
             effects.log(.notice, "a node's lease ran out: its connections' sessions here end", ["node": node])
         }
-        for id in owned.sessions(of: changes.dead) { requests.append(.closed(id)) }
+        // A node back as a new incarnation (killed and restarted within its lease) has none of
+        // its old connections either: their seats here are free again.
+        for node in changes.restarted.sorted() {
+            effects.log(.notice, "a node restarted: its old connections' sessions here end", ["node": node])
+        }
+        for id in owned.sessions(of: changes.dead.union(changes.restarted)) { requests.append(.closed(id)) }
         if nodes.sharesStore {
             // Games whose owner is gone, with members here: claimed from the store (one node wins;
             // the others learn it and send their members' requests there).

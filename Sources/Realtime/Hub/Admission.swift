@@ -123,6 +123,17 @@ final class Admission {
         play.adopted(room, loaded: loaded, now: now, into: &effects)
     }
 
+    /// A game rebuilt from storage after a failed write: a player who left meanwhile gives up
+    /// what belonged to its connection (the departure was not applied while the game was
+    /// rebuilt), and its clock and bots carry on from the stored state.
+    func rebuilt(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+        for player in room.game.playersHoldingConnectionState where room.members.holder(of: player) == nil {
+            dropSelection(of: player, in: room, now: now, into: &effects)
+        }
+        play.adopted(room, loaded: true, now: now, into: &effects)
+        startIfEverySeatWasTaken(room, now: now, into: &effects)
+    }
+
     // MARK: Join and watch
 
     /// `join` (`asPlayer`) or `watch`. A resting game is loaded first; the request waits for it,

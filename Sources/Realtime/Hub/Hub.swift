@@ -297,8 +297,13 @@ public final class Hub {
     private func read(_ answer: StorageAnswer, now: Instant, into effects: inout Effects) {
         switch answer {
         case .loaded(let game, let result):
-            let resumable = durability.rebuilt(game, result, now: now, into: &effects)
-                ?? admission.loaded(game, result, now: now, into: &effects)
+            var resumable: [ConnectionID]
+            if let rebuilt = durability.rebuilt(game, result, now: now, into: &effects) {
+                resumable = rebuilt
+                if !durability.isRewinding(game), let room = rooms[game] { admission.rebuilt(room, now: now, into: &effects) }
+            } else {
+                resumable = admission.loaded(game, result, now: now, into: &effects)
+            }
             if case .loaded = result { lobby.changed() }
             resume(resumable, now: now, into: &effects)
         case .history(let token, let frames):

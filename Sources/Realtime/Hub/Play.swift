@@ -162,6 +162,10 @@ final class Play {
     /// selection), stored like any other so a replay issues it at the same seq.
     func applyServerCommand(_ parsed: ParsedGesture, as player: String, author: CommandAuthor = .player, in room: GameRoom,
                             now: Instant, into effects: inout Effects) {
+        // A game being rebuilt after a failed write is not what storage holds: a command applied
+        // to it now would be stored after a seq that never was (a gap no load gets past). What it
+        // stood for is decided again once the game is back (`rebuilt`).
+        guard !durability.isRewinding(room.id) else { return }
         apply(parsed, player: player, author: author, in: room, clientID: nil, now: now, arrival: nil, into: &effects)
         durability.release(room, now: now, into: &effects)
     }
