@@ -189,6 +189,19 @@ final class HubHarness {
 
     func types(_ id: ConnectionID) -> [String] { take(id).map { $0["type"]?.stringValue ?? "text" } }
 
+    /// A Plane game of connection 1 with one shape it selected, watched by connection 2 (both
+    /// open, their replies taken): its id.
+    func planeWithASelection() -> String {
+        open(1)
+        open(2)
+        send(1, #"{"type":"create","kind":"plane","options":{"seed":5}}"#)
+        let game = take(1)[0]["game"]!.stringValue!
+        send(2, #"{"type":"watch","game":"\#(game)"}"#)
+        send(1, #"{"type":"add"}"#)
+        _ = take(2)
+        return game
+    }
+
     /// Creates a Klondike game from connection `id`; returns (game, token).
     func createKlondike(_ id: ConnectionID, options: String = #"{"seed":42}"#) -> (String, String) {
         send(id, #"{"type":"create","kind":"klondike","options":\#(options)}"#)

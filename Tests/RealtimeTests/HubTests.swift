@@ -260,13 +260,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func aPlaneForgetsTheSelectionOfAPlayerWhoLeaves() {
         let h = HubHarness()
-        h.open(1)
-        h.open(2)
-        h.send(1, #"{"type":"create","kind":"plane","options":{"seed":5}}"#)
-        let game = h.take(1)[0]["game"]!.stringValue!
-        h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
-        h.send(1, #"{"type":"add"}"#)
-        _ = h.take(2)
+        let game = h.planeWithASelection()
         h.close(1)
         let diffs = h.take(2)
         #expect(types(diffs) == ["diff"])
@@ -884,13 +878,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 @Suite struct RebuildTests {
     @Test func aPlayerWhoLeavesWhileTheGameIsRebuiltLeavesAfterIt() throws {
         let h = HubHarness()
-        h.open(1)
-        h.open(2)
-        h.send(1, #"{"type":"create","kind":"plane","options":{"seed":5}}"#)
-        let game = h.take(1)[0]["game"]!.stringValue!
-        h.send(2, #"{"type":"watch","game":"\#(game)"}"#)
-        h.send(1, #"{"type":"add"}"#)
-        _ = h.take(2)
+        let game = h.planeWithASelection()
         h.autoCommit = false
         h.autoRead = false
         h.hangWrites = true
