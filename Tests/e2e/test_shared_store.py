@@ -53,7 +53,9 @@ def test_kill_9_of_the_owner_its_game_goes_on_elsewhere_with_one_history(start_s
         spectator = await Client.connect(b.ws(), "spectator@b")
         assert (await spectator.watch(game)).ok
         other = await Client.connect(c.ws(), "player@c")
-        assert (await other.join(game, token)).ok
+        joined = await other.join(game, token)
+        assert joined.ok
+        me = joined.one("joined")["you"]
         acked = {}
         for i in range(5):
             reply = await owner_player.move({"type": "tap", "target": "/stock", "id": f"m{i}"})
@@ -66,6 +68,7 @@ def test_kill_9_of_the_owner_its_game_goes_on_elsewhere_with_one_history(start_s
         reply, served = await until_served(other, {"type": "tap", "target": "/stock"}, within=LEASE + 5)
         assert served - killed <= LEASE + 5, f"takeover took {served - killed:.1f}s"
         assert reply.one("diff")["seq"] == 6, "the game goes on from its last acknowledged seq"
+        assert reply.one("diff")["cause"]["by"] == me, "a member elsewhere keeps its player id through the takeover"
         # A re-sent id the dead owner acknowledged: acked with its original seq, not applied again.
         again = await other.request({"type": "tap", "target": "/stock", "id": "m2"})
         assert again.ok and again.ack["seq"] == acked["m2"] and again.of("diff") == []
