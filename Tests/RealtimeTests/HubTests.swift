@@ -230,16 +230,18 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.send(1, #"{"type":"tap","target":"/stock","id":"lost"}"#)
         #expect(h.resumes == 1)
         let player = h.take(1)
-        #expect(types(player) == ["error", "joined", "snapshot"])
+        // Members saw only what was stored (output waits for the store): the rebuilt game needs
+        // no second `joined` or snapshot, only the refusal.
+        #expect(types(player) == ["error"])
         #expect(player[0]["code"] == "unavailable")
         #expect(player[0]["id"] == "lost")
-        #expect(player[2]["seq"] == 1, "the state storage holds, without the lost move")
-        #expect(!h.take(2).contains { $0["type"] == "diff" }, "no diff of a command that was not stored")
+        #expect(h.take(2).isEmpty, "no diff of a command that was not stored, and no snapshot")
         h.failWrites = false
         h.send(1, #"{"type":"tap","target":"/stock","id":"again"}"#)
         let retried = h.take(1)
         #expect(types(retried) == ["diff", "ack"])
-        #expect(retried[0]["seq"] == 2)
+        #expect(retried[0]["seq"] == 2, "the state storage holds, without the lost move")
+        #expect(h.take(2).map { $0["seq"] } == [2], "the spectator's stream goes on with no gap")
         #expect(try h.store.commands(game: game, after: 0).map(\.clientID) == ["\"kept\"", "\"again\""])
     }
 
@@ -757,5 +759,53 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.open(7)
         h.send(7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"admin"}"#)
         #expect(h.take(7).first { $0["type"] == "joined" }?["you"] == "p42", "not a player id: ignored")
+    }
+}
+
+/// Joins whose answer a refused or failed write cut short (issue 29): each is answered, none
+/// is left with diffs and no `joined`.
+@Suite struct CutShortJoinTests {
+    /// A Klondike game of connection 1 (2 is open too), whose tap waits for its write (ticket 2).
+    private func gameWithATapWaiting(_ h: HubHarness, tapID: String) -> String {
+        h.open(1)
+        h.open(2)
+        h.send(1, #"{"type":"create","kind":"klondike","options":{"seed":3}}"#)
+        h.commit(upTo: 1)
+        let game = h.take(1)[0]["game"]!.stringValue!
+        h.send(1, #"{"type":"tap","target":"/stock","id":"\#(tapID)"}"#)
+        return game
+    }
+
+    @Test func aJoinCutShortByARebuildIsAnsweredFromTheStoredGame() {
+        let h = HubHarness(autoCommit: false)
+        let game = gameWithATapWaiting(h, tapID: "lost")
+        h.send(2, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        #expect(h.take(2).isEmpty, "its answer waits behind the write")
+        // The write did reach the store, but its answer was lost (a connection cut after the commit).
+        h.run(.storageFailed(2...2, reason: "connection lost"))
+        let player = h.take(1)
+        #expect(types(player) == ["error", "joined", "snapshot"], "shown less than the store holds: the stored state")
+        #expect(player[2]["seq"] == 1)
+        let watcher = h.take(2)
+        #expect(types(watcher) == ["joined", "snapshot", "ack"], "the watch is answered from the rebuilt game")
+        #expect(watcher[1]["seq"] == 1)
+        #expect(watcher[2]["id"] == "w")
+    }
+
+    @Test func aJoinCutShortByAnotherOwnerIsRefusedNotCarriedOver() {
+        var config = Hub.Config(games: .standard)
+        config.sharedStoreNode = "n1"
+        let h = HubHarness(autoCommit: false, config: config)
+        let game = gameWithATapWaiting(h, tapID: "t")
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":5,"id":"w"}"#)
+        #expect(h.take(2).isEmpty)
+        h.run(.committed(upTo: 2, refused: [game: .notOwner(current: GameOwnership(node: "n2", epoch: 2))]))
+        let player = h.take(1)
+        #expect(player.first?["code"] == "unavailable" && player.first?["id"] == "t")
+        let watcher = h.take(2)
+        #expect(watcher.count == 1, "no diff and no snapshot for a watch that was never answered: \(watcher)")
+        #expect(watcher.first?["code"] == "unavailable" && watcher.first?["id"] == "w")
+        #expect(h.closed[1] == 1012, "the member goes on elsewhere (without a cluster: reconnects)")
+        #expect(h.closed[2] == nil, "the refused watcher was no member: its client asks again")
     }
 }

@@ -55,7 +55,7 @@ class ServerProcess:
             match = LISTENING.search(line)
             if match:
                 self.port = int(match.group(2))
-                assert match.group(1) == "127.0.0.1", line
+                assert match.group(1) == self.host, line
                 return self
 
     def start_expecting_failure(self, timeout: float = 20.0) -> int:
@@ -111,8 +111,8 @@ class ServerProcess:
 
     def _spawn(self) -> subprocess.Popen:
         assert os.path.exists(self.args[0]), f"no server binary at {self.args[0]} (set BOARDCAST_SERVER)"
-        proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=str(REPO))
+        self._stdout_queue = queue.Queue()  # a start again reads only its own process's lines
+        proc = self._popen()
         # Both pipes are drained for the whole life of the process so its logging never blocks.
         self._drains = [
             threading.Thread(target=self._drain, args=(proc.stdout, self.stdout_lines, self._stdout_queue), daemon=True),
@@ -121,6 +121,11 @@ class ServerProcess:
         for thread in self._drains:
             thread.start()
         return proc
+
+    def _popen(self) -> subprocess.Popen:
+        """The process itself (a subclass may start it elsewhere: netns_hosts.NodeProcess)."""
+        return subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=str(REPO))
 
     @staticmethod
     def _drain(pipe, lines: list[str], q: queue.Queue | None) -> None:

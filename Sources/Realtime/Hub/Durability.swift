@@ -48,7 +48,7 @@ final class Durability {
         var resumable: [ConnectionID] = []
         /// Games another node owns now (a store shared by nodes refused this node's write),
         /// taken back and still in memory, with their members: the hub hands them over.
-        var lost: [(room: GameRoom, owner: GameOwnership)] = []
+        var lost: [(room: GameRoom, owner: GameOwnership, cutShort: Set<ConnectionID>)] = []
     }
 
     /// Every ticket up to `ticket` is durable: what waited for them goes out. Games storage
@@ -70,8 +70,9 @@ final class Durability {
             if case .notOwner(let current) = refusal {
                 // Its members stay where they are for the hub to hand over; what they were
                 // told after the refused write is void, and its commands get `unavailable`.
-                commit.resumable += settle(taken, now: now, into: &effects)
-                commit.lost.append((room, current))
+                let (resumable, cutShort) = settle(taken, now: now, into: &effects)
+                commit.resumable += resumable
+                commit.lost.append((room, current, cutShort))
             } else {
                 commit.resumable += finish(taken, .notFound, now: now, into: &effects)
             }
@@ -82,29 +83,69 @@ final class Durability {
     }
 
     /// A game handed to another node: what it still owed its members waits for writes the
-    /// store will refuse, so it is dropped, and the commands among it are answered `unavailable`
-    /// (their clients send them again, to the new owner).
-    func abandon(_ room: GameRoom, into effects: inout Effects) {
-        let refused = ProtocolError.unavailable("this command was not applied: another node took this game over; send it again")
+    /// store will refuse, so it is dropped, and the requests among it are answered `unavailable`
+    /// (their clients send them again, to the new owner). Returns the connections whose join or
+    /// watch was cut short: told so, they are no members to carry over.
+    func abandon(_ room: GameRoom, into effects: inout Effects) -> Set<ConnectionID> {
+        var unanswered: [(ConnectionID, JSON, isCommand: Bool)] = []
+        var markers: [(ConnectionID, UInt64)] = []
         for output in room.discardOutput(fromTicket: committed + 1) {
-            guard case .ack(let id, let requestID, _, true) = output, sessions.isOpen(id) else { continue }
-            effects.append(.countError(.unavailable))
-            effects.send(ServerMessage.error(refused, id: requestID).frame, to: id)
+            switch output {
+            case .ack(let id, let requestID, _, let isCommand): unanswered.append((id, requestID, isCommand))
+            case .marker(let id, let number): markers.append((id, number))
+            default: break
+            }
+        }
+        for (token, request) in pending.takeAll(where: { $0.room === room }) {
+            switch request {
+            case .history(let catchUp):
+                _ = sessions.endWait(catchUp.connection, .pending(token))
+                if let requestID = catchUp.requestID { unanswered.append((catchUp.connection, requestID, false)) }
+            case .commandLookup(let lookup):
+                _ = sessions.endWait(lookup.connection, .pending(token))
+                unanswered.append((lookup.connection, lookup.requestID, true))
+            default: break
+            }
         }
         waitingRooms[ObjectIdentifier(room)] = nil
         rewinding[room.id] = nil
+        let cutShort = refuseHandedOver(unanswered, into: &effects)
+        sendMarkers(markers, into: &effects)
+        return cutShort
     }
 
-    /// A game taken back that stays in memory for now: its refused commands answered
-    /// `unavailable`, its members no longer held.
-    private func settle(_ rewind: Rewind, now: Instant, into effects: inout Effects) -> [ConnectionID] {
-        let lost = ProtocolError.unavailable("this command was not applied: \(rewind.reason)")
-        for (id, requestID) in rewind.failedAcks where sessions.isOpen(id) {
+    /// Other nodes' forwarded requests are answered in full (what was owed was sent or refused).
+    private func sendMarkers(_ markers: [(ConnectionID, UInt64)], into effects: inout Effects) {
+        for (id, number) in markers where sessions.isOpen(id) { effects.append(.remote(.marker(id, number))) }
+    }
+
+    /// Answers `unavailable` to requests of a game another node took over (a command was not
+    /// applied; a join, watch or anything else was not answered in full). Returns the connections
+    /// whose join or watch it cut short: not yet receiving the game's broadcasts.
+    private func refuseHandedOver(_ unanswered: [(ConnectionID, JSON, isCommand: Bool)],
+                                  into effects: inout Effects) -> Set<ConnectionID> {
+        let notApplied = ProtocolError.unavailable("this command was not applied: another node took this game over; send it again")
+        let notAnswered = ProtocolError.unavailable("another node took this game over while this was answered; send it again")
+        var cutShort: Set<ConnectionID> = []
+        for (id, requestID, isCommand) in unanswered {
+            guard let session = sessions[id] else { continue }
             effects.append(.countError(.unavailable))
-            effects.send(ServerMessage.error(lost, id: requestID).frame, to: id)
+            effects.send(ServerMessage.error(isCommand ? notApplied : notAnswered, id: requestID).frame, to: id)
+            if session.recipientSlot < 0 { cutShort.insert(id) }
         }
+        return cutShort
+    }
+
+    /// A game taken back that stays in memory for now, for the hub to hand over: its refused
+    /// requests answered `unavailable`, its members no longer held. Returns those that may go
+    /// on, and those whose join or watch was cut short.
+    private func settle(_ rewind: Rewind, now: Instant, into effects: inout Effects)
+        -> (resumable: [ConnectionID], cutShort: Set<ConnectionID>) {
+        let unanswered = rewind.failedAcks.map { ($0.0, $0.1, isCommand: true) } + rewind.acks.map { ($0.0, $0.1, isCommand: false) }
+        let cutShort = refuseHandedOver(unanswered, into: &effects)
+        sendMarkers(rewind.markers, into: &effects)
         waitingRooms[ObjectIdentifier(rewind.room)] = nil
-        return rewind.members.filter { sessions.endWait($0, .rewind(rewind.room.id)) }
+        return (rewind.members.filter { sessions.endWait($0, .rewind(rewind.room.id)) }, cutShort)
     }
 
     /// The writes of these tickets failed (and every later one, until `resumeStorage`):
@@ -232,36 +273,25 @@ final class Durability {
 
     // MARK: Rewind
 
-    /// What a game owed its members when its write failed, to settle once it is rebuilt.
-    struct Rewind {
-        var room: GameRoom
-        var reason: String
-        /// Acks of commands whose write failed: they become `unavailable` errors.
-        var failedAcks: [(ConnectionID, JSON)] = []
-        /// Other acks that were not sent yet: sent again once the game is back.
-        var acks: [(ConnectionID, JSON)] = []
-        var members: [ConnectionID] = []
-        /// Joins and watches that arrived meanwhile: answered from the rebuilt game.
-        var waiters: [ConnectionID] = []
-        /// Storage could not be read either: the rebuild is tried again then.
-        var retryAt: Instant?
-        /// A try is under way.
-        var retrying = false
-
-        mutating func note(_ id: ConnectionID) {
-            if !members.contains(id) { members.append(id) }
-        }
-    }
-
     /// Takes back everything the room decided from `ticket` on, and holds its members.
     private func takeBack(_ room: GameRoom, from ticket: UInt64, reason: String) -> Rewind {
         var rewind = Rewind(room: room, reason: reason)
+        rewind.releasedSeq = room.releasedSeq
         for output in room.discardOutput(fromTicket: ticket) {
             switch output {
             case .ack(let id, let requestID, _, let isCommand):
-                if isCommand { rewind.failedAcks.append((id, requestID)) } else { rewind.acks.append((id, requestID)) }
+                if isCommand {
+                    rewind.failedAcks.append((id, requestID))
+                } else {
+                    rewind.acks.append((id, requestID))
+                    rewind.interrupted.insert(id)
+                }
                 rewind.note(id)
-            case .reply(let id, _), .subscribe(let id, _), .marker(let id, _):
+            case .marker(let id, let number):
+                rewind.markers.append((id, number))
+                rewind.note(id)
+            case .reply(let id, _), .subscribe(let id, _):
+                rewind.interrupted.insert(id)
                 rewind.note(id)
             case .broadcast, .viewBroadcast, .chat, .afterDurable:
                 break
@@ -270,7 +300,11 @@ final class Durability {
         for id in room.members.allRecipients { rewind.note(id) }
         for (_, request) in pending.takeAll(where: { $0.room === room }) {
             switch request {
-            case .history(let catchUp): rewind.note(catchUp.connection)
+            case .history(let catchUp):
+                // Its join is answered again from the rebuilt game (or refused, if it moved).
+                if let requestID = catchUp.requestID { rewind.acks.append((catchUp.connection, requestID)) }
+                rewind.interrupted.insert(catchUp.connection)
+                rewind.note(catchUp.connection)
             case .commandLookup(let lookup):
                 rewind.failedAcks.append((lookup.connection, lookup.requestID))
                 rewind.note(lookup.connection)
@@ -341,7 +375,16 @@ final class Durability {
             room.rewind(to: loadedGame, now: now)
             for id in rewind.members {
                 guard let session = sessions[id], session.room === room else { continue }
-                // Whatever it was shown after the failure point is void: it gets the stored state again.
+                _ = sessions.endWait(id, .rewind(room.id))
+                resumable.append(id)
+                if rewind.sawEverythingStored(id, session: session, storedSeq: room.seq(for: session.key)) {
+                    // Nothing it was shown is void (output waits for the store): its stream goes on
+                    // untouched, with no second `joined` or snapshot (section 11 allows one only
+                    // where a node's Redis link dropped).
+                    continue
+                }
+                // It was shown less than the store holds (a join cut short, or a write whose answer
+                // was lost although it committed): it gets the stored state again.
                 if let role = session.role {
                     effects.send(room.joinedFrame(role: role, seq: room.seq(for: session.key), now: now), to: id)
                 }
@@ -350,8 +393,6 @@ final class Durability {
                     effects.send(ServerMessage.ack(id: requestID, seq: room.seq(for: session.key)).frame, to: id)
                 }
                 if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
-                _ = sessions.endWait(id, .rewind(room.id))
-                resumable.append(id)
             }
         case .notFound, .failed:
             // Its creation was never stored (or storage cannot be read): the game is gone from memory too.
@@ -363,6 +404,7 @@ final class Durability {
             rooms.forget(room)
             waitingRooms[ObjectIdentifier(room)] = nil
         }
+        sendMarkers(rewind.markers, into: &effects)
         for id in rewind.waiters where sessions.endWait(id, .rewind(room.id)) { resumable.append(id) }
         return resumable
     }

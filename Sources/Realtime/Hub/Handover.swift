@@ -123,11 +123,17 @@ final class Handover {
     /// Another node holds a game this node served: the room leaves memory, and each member
     /// goes on through the new owner from what it has seen (without a cluster, where no other
     /// node can be reached, its connection closes so its client comes back with `since`).
+    /// `cutShort`: connections whose join or watch was refused as the write was (told
+    /// `unavailable`, they join again themselves).
     @discardableResult
-    func lose(_ room: GameRoom, to owner: GameOwnership, now: Instant, into effects: inout Effects) -> [ConnectionID] {
+    func lose(_ room: GameRoom, to owner: GameOwnership, cutShort: Set<ConnectionID> = [], now: Instant,
+              into effects: inout Effects) -> [ConnectionID] {
+        // What it still owed its members is refused first: a join whose answer is dropped is no
+        // member to carry over (it would get diffs with no `joined`, below its own `since`).
+        let cutShort = cutShort.union(durability.abandon(room, into: &effects))
         var members: [(ConnectionID, JSON, Int)] = []
         let everyone = sessions.members(of: room)
-        for id in everyone {
+        for id in everyone where !cutShort.contains(id) {
             guard let session = sessions[id], !id.isRemote else { continue }
             var join: JSON = .object(["type": "watch", "game": .string(room.id)])
             if case .player(let player)? = session.role, session.credential != nil || session.signedIn(at: now) != nil {
@@ -140,7 +146,6 @@ final class Handover {
             members.append((id, join, session.key == .delayed ? room.spectatorSeq : room.releasedSeq))
         }
         // Out of the room without a word and without a command: the game is not this node's to change.
-        durability.abandon(room, into: &effects)
         for id in everyone { admission.leaveGame(id, dropSelection: false, now: now, into: &effects) }
         rooms.forget(room)
         lobby.changed()
@@ -148,11 +153,12 @@ final class Handover {
             for (id, _, _) in members {
                 effects.append(.close(id, code: 1012, reason: "this game moved to another server: reconnect with since"))
             }
-            return []
+            return cutShort.sorted()
         }
         for request in link.lost(room.id, to: owner, members: members, now: now, into: &effects) {
             if case .takeOver(let game) = request { takeOver(game, now: now, into: &effects) }
         }
-        return []
+        // Their held requests go on (routed to the new owner).
+        return cutShort.sorted()
     }
 }

@@ -107,8 +107,11 @@ public final class Hub {
             api.request(request, path: path, query: query, into: &effects)
         case .committed(let ticket, let refused):
             let commit = durability.committed(upTo: ticket, refused: refused, now: now, into: &effects)
-            for (room, owner) in commit.lost { handover?.lose(room, to: owner, now: now, into: &effects) }
-            resume(commit.resumable, now: now, into: &effects)
+            var resumable = commit.resumable
+            for (room, owner, cutShort) in commit.lost {
+                resumable += handover?.lose(room, to: owner, cutShort: cutShort, now: now, into: &effects) ?? []
+            }
+            resume(resumable, now: now, into: &effects)
         case .storageFailed(let tickets, let reason):
             durability.storageFailed(tickets, reason: reason, now: now, into: &effects)
         case .read(let answer): read(answer, now: now, into: &effects)
