@@ -27,8 +27,14 @@ with a gap or repeat, or left behind (gaps), a move's diff carries its sender's 
 (identity), no diff without a command (phantoms). Findings, each with the fault of its time,
 go to stderr and the log folder; stdout gets ONE line:
 
-  faults kill=2 stop=2 ... ; games 40, acked moves 2310, lost 0, split 0, gaps 0, identity 0,
-  phantoms 0, longest unavailable 7.9s (game g, kind, at 63.0s during kill n2)
+  faults kill=2 stop=2 ... ; games 71, acked moves 5876, lost 0, split 0, gaps 0, identity 0,
+  phantoms 0, other surprises 6 (put-out 6), stretches over lease+5 s 3, longest unavailable
+  71.4s (game amycut2x four, from 49.9s, 3.5s after kill n2 was undone); seed S, logs DIR
+
+"Other surprises" are not counted as findings but break a promise of PROTOCOL all the same:
+put-out (a member's command answered `not-joined` though it never left), gave-up (no node
+took a player back within 120 s: the last answer is in the log), error (another answer no
+command should get). A stretch is the time from one ack of a game to the next.
 
 Exit status 0 only if nothing was found (lost = split = gaps = identity = phantoms = 0); 2 if
 the campaign could not run (2 with "skipped:" where namespaces cannot be made). Bounded: the
@@ -241,6 +247,7 @@ class Workload:
         self.stopping = False
         self.stop_deadline: float | None = None  # monotonic: past it, no reconnecting
         self.unexpected: list[str] = []
+        self.surprises: collections.Counter = collections.Counter()
         self.counter = 0
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -296,8 +303,15 @@ class Workload:
             code = reply.ack.get("code")
             last = f"{code} ({reply.ack.get('message')}) from {node.node}"
             if code not in ("unavailable", "forbidden", "not-found"):
-                self.unexpected.append(f"{label}: {request['type']} answered {reply.ack}")
+                self.surprise("error", f"{label}: {request['type']} answered {reply.ack}")
             await asyncio.sleep(0.5 if attempt % 3 else 1.0)
+
+    def surprise(self, kind: str, text: str) -> None:
+        """Not one of the checker's counts, but not what PROTOCOL promises either: `put-out` (a
+        member answered not-joined without having left), `gave-up` (no node took a player back
+        for 120 s), `error` (another answer no command should get), `stuck`, `failed`."""
+        self.unexpected.append(f"{kind}: {text} [{self.clock():.1f}s]")
+        self.surprises[kind] += 1
 
     def drop(self, client) -> None:
         client.recorder.closed()
@@ -324,7 +338,7 @@ class Workload:
                     client, node, _ = await self.open(label, NODES[(NODES.index(node) + 1) % 3], join,
                                                       since_from=client, retry_for=120)
                 except TimeoutError as error:
-                    self.unexpected.append(f"{label} game {game} gave up: {error}")
+                    self.surprise("gave-up", f"{label} game {game} gave up: {error}")
                     return
                 unavailable_since = None
             if pending is None:
@@ -358,13 +372,13 @@ class Workload:
             elif code == "not-joined":
                 # The connection was put out of its game without a word: a finding; play goes
                 # on from another connection, the same command re-sent.
-                self.unexpected.append(f"{label} game {game}: {client.recorder.label} answered not-joined "
+                self.surprise("put-out", f"{label} game {game}: {client.recorder.label} answered not-joined "
                                        f"at {self.clock():.1f}s for {pending['type']} ({client.recorder.label} "
                                        f"had joined as {client.you})")
                 self.drop(client)
             else:
                 if code != "illegal-move":
-                    self.unexpected.append(f"{label} game {game}: {pending} answered {reply.ack}")
+                    self.surprise("error", f"{label} game {game}: {pending} answered {reply.ack}")
                 pending = None
                 self.pending_since.pop(game, None)
                 await asyncio.sleep(0.1)
@@ -381,7 +395,7 @@ class Workload:
                     client, node, _ = await self.open(label, node, {"type": "watch", "game": game},
                                                       since_from=client, retry_for=120)
                 except TimeoutError as error:
-                    self.unexpected.append(str(error))
+                    self.surprise("gave-up", str(error))
                     return
             await asyncio.sleep(0.2)
 
@@ -426,7 +440,7 @@ class Workload:
                 c1, n1, game, token = await self.create(f"{label}-p1", nodes[0], "four", {})
             except TimeoutError as error:
                 if not self.stopping:
-                    self.unexpected.append(str(error))
+                    self.surprise("gave-up", str(error))
                 return
             over = {"flag": False}
 
@@ -454,7 +468,7 @@ class Workload:
             try:
                 c2, n2, _ = await self.open(f"{label}-p2", nodes[1], join2, retry_for=60)
             except TimeoutError as error:
-                self.unexpected.append(str(error))
+                self.surprise("gave-up", str(error))
                 continue
             join1 = {"type": "join", "game": game, "token": token, "seat": "p1"}
             done = lambda: over["flag"] or self.stopping  # noqa: E731
@@ -483,10 +497,10 @@ class Workload:
         done, pending = await asyncio.wait(tasks, timeout=90)
         for task in pending:
             task.cancel()
-            self.unexpected.append(f"a workload task did not finish its last command within 90 s: {task}")
+            self.surprise("stuck", f"a workload task did not finish its last command within 90 s: {task}")
         for task in done:
             if task.exception() is not None:
-                self.unexpected.append(f"a workload task failed: {task.exception()!r}")
+                self.surprise("failed", f"a workload task failed: {task.exception()!r}")
 
     async def settle(self, quiet: float = 3.0, within: float = 30.0) -> None:
         """Until no client got anything for `quiet` seconds."""
@@ -522,18 +536,17 @@ class Workload:
         self.recorders = [r for r in self.recorders if not r.label.startswith("history-")]
         return histories, unreadable
 
-    def longest_unavailable(self, end: float):
-        """(seconds, game, start): the longest stretch in which a game acked no command while one
-        was waiting (game creation to its first ack included)."""
-        best = (0.0, None, 0.0)
+    def unavailable(self, end: float) -> list[tuple[float, str, float]]:
+        """(seconds, game, start) of every stretch in which a game acked no command while its
+        players played (from one ack to the next; a command still waiting at the end counts),
+        longest first."""
+        stretches = []
         for game, times in self.acks.items():
             for a, b in zip(times, times[1:]):
-                if b - a > best[0]:
-                    best = (b - a, game, a)
+                stretches.append((b - a, game, a))
         for game, since in self.pending_since.items():
-            if end - since > best[0]:
-                best = (end - since, game, since)
-        return best
+            stretches.append((end - since, game, since))
+        return sorted(stretches, reverse=True)
 
 
 def main() -> int:
@@ -634,12 +647,16 @@ def main() -> int:
             histories, unreadable = loop.run_until_complete(_finish(workload))
             from history_check import check
             found = check(histories, workload.recorders, unreadable=unreadable, when=faults.when)
-            seconds, game, at = workload.longest_unavailable(stopped)
+            stretches = workload.unavailable(stopped)
+            seconds, game, at = stretches[0] if stretches else (0.0, None, 0.0)
+            long_ones = [x for x in stretches if x[0] > LEASE + 5]
             counts = found.counts()
             details = found.describe(limit=200)
             with open(os.path.join(logs, "findings.txt"), "w") as out:
                 out.write(details + "\n")
                 out.write("\n".join(workload.unexpected) + "\n")
+                out.write("\n".join(f"unavailable {n:.1f}s: game {g} {workload.games.get(g)} from {faults.when(t)}"
+                                     for n, g, t in long_ones) + "\n")
             with open(os.path.join(logs, "faults.json"), "w") as out:
                 json.dump(faults.entries, out, indent=1)
             with open(os.path.join(logs, "clients.jsonl"), "w") as out:
@@ -650,13 +667,16 @@ def main() -> int:
                     out.write(node.output())
             if details:
                 log(details)
-            for text in workload.unexpected[:30]:
-                log(f"unexpected: {text}")
+            for text in workload.unexpected[:40]:
+                log(f"surprise: {text}")
+            for length, g, start in long_ones[:20]:
+                log(f"unavailable {length:.1f}s: game {g} {workload.games.get(g)} from {faults.when(start)}")
             kinds = " ".join(f"{k}={faults.counts().get(k, 0)}" for k in KINDS)
             where = f" (game {game} {workload.games.get(game)}, from {faults.when(at)})" if game else ""
             print(f"faults {kinds}; games {counts['games']}, acked moves {counts['acked']}, lost {counts['lost']}, "
                   f"split {counts['split']}, gaps {counts['gaps']}, identity {counts['identity']}, "
-                  f"phantoms {counts['phantoms']}, other surprises {len(workload.unexpected)}, longest unavailable {seconds:.1f}s{where}; seed {seed}, "
+                  f"phantoms {counts['phantoms']}, other surprises {len(workload.unexpected)}{kinds_of(workload.surprises)}, "
+                  f"stretches over lease+5 s {len(long_ones)}, longest unavailable {seconds:.1f}s{where}; seed {seed}, "
                   f"logs {logs}", flush=True)
             result = 0 if found.ok else 1
         except KeyboardInterrupt as stop:
@@ -672,6 +692,10 @@ def main() -> int:
     watchdog.cancel()
     last_resort.cancel()
     return result
+
+
+def kinds_of(counter) -> str:
+    return f" ({', '.join(f'{k} {n}' for k, n in sorted(counter.items()))})" if counter else ""
 
 
 async def _finish(workload: Workload):

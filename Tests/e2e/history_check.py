@@ -12,6 +12,8 @@ returns `Findings`:
 - split: a seq of a game for which two different diffs were seen, by any client or the
   history (a diff a client received that differs from the history's at its seq, or a seq
   past the history's end).
+  Also: a snapshot anyone got that is not the history's state at its seq (the history's
+  diffs applied, with a generic RFC 6902 library, to the game's first snapshot at seq 0).
 - gaps: a member stream (one connection's membership of one game) that skipped or repeated
   a seq; `joined` with `since` N means the diffs that follow start at N+1; a snapshot
   legitimately resets the stream to its seq.
@@ -27,10 +29,13 @@ and the cause's content. Used by Benchmarks/faults/run.py and the partition test
 from __future__ import annotations
 
 import collections
+import copy
 import dataclasses
 import json
 import time
 from typing import Any, Callable, Iterable
+
+import jsonpatch
 
 # Game commands: every one that is acked caused exactly one diff, at the ack's seq.
 GAME_COMMANDS = {"tap", "double-tap", "drag", "add", "color", "alpha", "reset", "undo", "resign"}
@@ -191,6 +196,8 @@ def attach(client, recorder: Recorder):
 
     client.send_raw, client._track = send_raw, track
     client.recorder = recorder
+    # The reader ends when the connection does (closed by either side, or reset).
+    client._reader.add_done_callback(lambda _: recorder.closed())
     return client
 
 
@@ -286,6 +293,33 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
                                  f"ops {_short(diff.get('ops'))}; the history has cause {_short(truth.get('cause'))} "
                                  f"ops {_short(truth.get('ops'))}{at(diff.get('_t'))}")
     # Two clients that disagree with each other at a seq the history lacks count once per seq.
+
+    # Every snapshot anyone got is the history's state at its seq.
+    for game, table in by_seq.items():
+        wanted: dict[int, list[tuple[Recorder, dict]]] = collections.defaultdict(list)
+        for rec in recorders:
+            for snap in rec.snapshots:
+                if snap.get("game") == game and isinstance(snap.get("seq"), int):
+                    wanted[snap["seq"]].append((rec, snap))
+        if 0 not in wanted or len(wanted) < 2:
+            continue
+        state = copy.deepcopy(wanted[0][0][1]["state"])
+        for seq in range(0, len(table) + 1):
+            if seq > 0:
+                try:
+                    state = jsonpatch.apply_patch(state, table[seq]["ops"])
+                except Exception as error:  # noqa: BLE001 - any failure is a finding
+                    split(game, seq, f"game {game} seq {seq}: the history's diff does not apply to its state: {error!r}")
+                    break
+            for rec, snap in wanted.get(seq, ()):
+                if snap["state"] != state:
+                    split(game, seq, f"game {game} seq {seq}: {rec.label} got a snapshot that is not the history's "
+                                     f"state at that seq: {_short(snap['state'])} vs {_short(state)}{at(snap.get('_t'))}")
+        for seq in wanted:
+            if seq > len(table):
+                for rec, snap in wanted[seq]:
+                    split(game, seq, f"game {game} seq {seq}: {rec.label} got a snapshot past the history's end "
+                                     f"({len(table)}){at(snap.get('_t'))}")
 
     # Member streams: no gap, no repeat.
     for rec in recorders:

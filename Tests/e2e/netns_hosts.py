@@ -241,6 +241,14 @@ class Hosts:
             rules.append(f"ip saddr {self.addr(b)} ip daddr {self.addr(a)} drop")
         return rules
 
+    def rules_cut_port(self, a: str, b: str, port: int, one_way: bool = False) -> list[str]:
+        """a's TCP packets to b:port dropped, and (unless one way) b:port's to a: a cut from one
+        service of a host that runs several (Redis and PostgreSQL on `infra`)."""
+        rules = [f"ip saddr {self.addr(a)} ip daddr {self.addr(b)} tcp dport {port} drop"]
+        if not one_way:
+            rules.append(f"ip saddr {self.addr(b)} ip daddr {self.addr(a)} tcp sport {port} drop")
+        return rules
+
     def rules_lossy(self, name: str, percent: int = 30) -> list[str]:
         assert 0 <= percent <= 100
         port = self.port(name)
@@ -267,6 +275,9 @@ class Hosts:
 
     def cut(self, a: str, b: str, one_way: bool = False) -> None:
         self.faults(self.rules + self.rules_cut(a, b, one_way))
+
+    def cut_port(self, a: str, b: str, port: int, one_way: bool = False) -> None:
+        self.faults(self.rules + self.rules_cut_port(a, b, port, one_way))
 
     def lossy(self, name: str, percent: int = 30) -> None:
         self.faults(self.rules + self.rules_lossy(name, percent))

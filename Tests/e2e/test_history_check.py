@@ -90,7 +90,20 @@ def test_a_command_of_unknown_outcome_explains_one_unclaimed_diff_and_a_resend_k
     # seq 3 is unclaimed; m3 (unavailable, so refused for now) or m2 (unknown) may explain it;
     # a snapshot resets a stream without a gap
     assert found.ok, found.describe()
-    back.received({"type": "snapshot", "game": "g", "seq": 3, "state": {}})
+    back.received({"type": "snapshot", "game": "g", "seq": 3, "state": {"s1": 1, "s2": 2, "s3": 3}})
     back.received(diff("g", 4, {"type": "tap", "target": "/stock", "by": "p3"}))
     found = check(truth, [rec, back])
     assert found.counts()["split"] == 1 and found.counts()["gaps"] == 0, found.describe()
+
+
+def test_a_snapshot_must_be_the_historys_state_at_its_seq():
+    truth = {"g": history("g", 2)}
+    rec = player()  # a snapshot of {} at seq 0
+    rec.received({"type": "snapshot", "game": "g", "seq": 2, "state": {"s1": 1, "s2": 2}})
+    rec.closed()
+    assert check(truth, [rec], all_recorded=False).ok
+    other = player(label="p2")
+    other.received({"type": "snapshot", "game": "g", "seq": 2, "state": {"s1": 1, "s2": 3}})
+    other.closed()
+    found = check(truth, [rec, other], all_recorded=False)
+    assert found.counts()["split"] == 1 and "snapshot" in found.describe(), found.describe()

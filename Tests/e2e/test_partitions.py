@@ -72,13 +72,6 @@ class Cluster:
         self.node_of[id(client)] = node
         return client
 
-    def cut_port(self, a: str, b: str, port: int, one_way: bool = False) -> list[str]:
-        """Rules that drop a's packets to b:port, and (unless one way) b:port's replies to a."""
-        rules = [f"ip saddr {self.hosts.addr(a)} ip daddr {self.hosts.addr(b)} tcp dport {port} drop"]
-        if not one_way:
-            rules.append(f"ip saddr {self.hosts.addr(b)} ip daddr {self.hosts.addr(a)} tcp sport {port} drop")
-        return rules
-
     def output(self) -> str:
         return "\n".join(f"===== {name} =====\n{node.output()}" for name, node in self.nodes.items())
 
@@ -104,7 +97,7 @@ def cluster(net, tmp_path):
                 node.kill()
 
 
-def scenario(cluster: Cluster, coroutine, timeout: float = 100.0):
+def scenario(cluster: Cluster, coroutine, timeout: float = 45.0):
     """Runs the test's coroutine; on failure, prints every node's output (pytest shows it)."""
     try:
         return run(coroutine, timeout=timeout)
@@ -345,7 +338,7 @@ def test_the_owner_cut_from_everything_then_healed(cluster):
             after = client.messages[start + answer.types().index("joined"):] if answer.of("joined") else []
             got = [(m["type"], m.get("seq")) for m in after if isinstance(m, dict) and m.get("type") in
                    ("joined", "snapshot", "diff")]
-            if not answer.ok or got[0][1] < 20 or any(kind == "diff" and seq <= 20 for kind, seq in got):
+            if not answer.ok or not got or got[0][1] < 20 or any(kind == "diff" and seq <= 20 for kind, seq in got):
                 problems.append(f"{client.name}: join since 20 -> {answer.ack}; then {got[:14]}")
         await one_history(cluster, game, healthy="n2", redis_dropped={"n1"}, also=problems)
         await close_all(cluster)
@@ -361,7 +354,7 @@ def test_the_owner_cut_from_redis(cluster, one_way):
     async def body():
         game, token, c = await klondike_game(cluster, {"p1": "n1", "p2": "n2"}, {"s1": "n1", "s2": "n2", "s3": "n3"})
         await taps([c["p1"], c["p2"]], until_seq=5)
-        cluster.hosts.faults(cluster.cut_port("n1", "infra", REDIS_PORT, one_way))
+        cluster.hosts.cut_port("n1", "infra", REDIS_PORT, one_way)
         cut = time.monotonic()
         during = asyncio.create_task(play(c["p1"], {"type": "tap", "target": "/stock"}, within=40))
         _, served = await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 10)
@@ -387,7 +380,7 @@ def test_the_owner_cut_from_postgres(cluster, one_way):
     async def body():
         game, token, c = await klondike_game(cluster, {"p1": "n1", "p2": "n2"}, {"s1": "n1", "s2": "n2", "s3": "n3"})
         await taps([c["p1"], c["p2"]], until_seq=5)
-        cluster.hosts.faults(cluster.cut_port("n1", "infra", PG_PORT, one_way))
+        cluster.hosts.cut_port("n1", "infra", PG_PORT, one_way)
         moves = [asyncio.create_task(play(c[p], {"type": "tap", "target": "/stock"}, within=40)) for p in ("p1", "p2")]
         await asyncio.sleep(LEASE + 5)  # the cut lasts past a lease: nobody may take the game over for it
         cluster.hosts.heal()
@@ -412,7 +405,7 @@ def test_a_non_owner_cut_from_redis_for_ten_seconds(cluster):
         four = Four(c["p1"], c["p2"])
         for _ in range(4):
             await four.move(within=10)
-        cluster.hosts.faults(cluster.cut_port("n2", "infra", REDIS_PORT))
+        cluster.hosts.cut_port("n2", "infra", REDIS_PORT)
         cut = time.monotonic()
         newcomer = await cluster.client("n2", "newcomer")
         watched = asyncio.create_task(play(newcomer, {"type": "watch", "game": game}, within=40))
@@ -456,4 +449,4 @@ def test_a_lossy_link_at_the_owner(cluster):
         await one_history(cluster, game, healthy="n3", redis_dropped={"n1"}, also=problems)
         await close_all(cluster)
 
-    scenario(cluster, body(), timeout=150)
+    scenario(cluster, body(), timeout=70)
