@@ -28,6 +28,8 @@ final class HubHarness {
     private(set) var wakes: [Instant] = []
     /// Storage fails every write from now on (the ticket is reported failed instead).
     var failWrites = false
+    /// Storage takes each write and never stores it: the test reports how it ended (a store cut off).
+    var hangWrites = false
     /// Run solver jobs at once (with `solverBudget`); otherwise they wait in `pendingSolves`.
     var autoSolve = true
     var solverBudget = 300_000
@@ -124,6 +126,7 @@ final class HubHarness {
             lastTicket = ticket
             batches.append(batch)
             if failWrites { return [.storageFailed(ticket...ticket, reason: "disk full")] }
+            if hangWrites { return [] }
             try! store.write(batch)
         case .resumeStorage:
             resumes += 1

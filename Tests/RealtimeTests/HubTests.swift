@@ -792,6 +792,30 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(watcher[2]["id"] == "w")
     }
 
+    @Test func aCommandSentAgainWhileItsWriteFailsIsRefusedNotAcked() {
+        let h = HubHarness()
+        h.open(1)
+        h.open(3)
+        let (game, _) = h.createKlondike(1)
+        h.run(.frame(3, Array(#"{"type":"watch","game":"\#(game)"}"#.utf8)))
+        #expect(h.types(3) == ["joined", "snapshot"])
+        h.autoCommit = false
+        h.hangWrites = true
+        h.send(1, #"{"type":"tap","target":"/stock","id":"u"}"#)
+        h.send(1, #"{"type":"tap","target":"/stock","id":"u"}"#)  // sent again: its write still waits
+        #expect(h.take(1).isEmpty)
+        h.run(.storageFailed(h.lastTicket...h.lastTicket, reason: "no answer within 10 s"))
+        let player = h.take(1)
+        #expect(types(player) == ["error", "error"], "the tap and the tap sent again: not applied, not acked: \(player)")
+        #expect(player.allSatisfy { $0["code"] == "unavailable" })
+        #expect(h.take(3).isEmpty, "the spectator saw only what was stored: no joined, no snapshot")
+        h.hangWrites = false
+        h.autoCommit = true
+        h.send(1, #"{"type":"tap","target":"/stock","id":"u"}"#)
+        #expect(h.take(1).first { $0["type"] == "ack" }?["seq"] == 1)
+        #expect(h.take(3).map { $0["seq"] } == [1])
+    }
+
     @Test func aJoinCutShortByAnotherOwnerIsRefusedNotCarriedOver() {
         var config = Hub.Config(games: .standard)
         config.sharedStoreNode = "n1"
@@ -807,5 +831,49 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(watcher.first?["code"] == "unavailable" && watcher.first?["id"] == "w")
         #expect(h.closed[1] == 1012, "the member goes on elsewhere (without a cluster: reconnects)")
         #expect(h.closed[2] == nil, "the refused watcher was no member: its client asks again")
+    }
+}
+
+/// A node cut off while another took its game over holds a copy that is behind (issue 29):
+/// a join whose `since` is past it asks the store who owns the game before any answer.
+@Suite struct BehindOwnerTests {
+    private func sharedStoreHub() -> (HubHarness, String) {
+        var config = Hub.Config(games: .standard)
+        config.sharedStoreNode = "n1"
+        let h = HubHarness(config: config)
+        h.open(1)
+        h.open(2)
+        let (game, _) = h.createKlondike(1)
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        _ = h.take(1)
+        h.autoRead = false
+        return (h, game)
+    }
+
+    private func ownershipQuestion(_ h: HubHarness) -> UInt64? {
+        for read in h.pendingReads.reversed() { if case .ownerships(let token, _) = read { return token } }
+        return nil
+    }
+
+    @Test func aJoinPastThisNodesCopyWaitsForTheStoreAndGoesWhereTheGameIs() {
+        let (h, game) = sharedStoreHub()
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":20,"id":"w"}"#)
+        #expect(h.take(2).isEmpty, "nothing from a copy that may be stale")
+        let token = try! #require(ownershipQuestion(h))
+        h.run(.read(.ownerships(token: token, [game: GameOwnership(node: "n2", epoch: 2)])))
+        #expect(h.closed[1] == 1012, "the game moved: its member here goes on elsewhere")
+        #expect(h.take(2).isEmpty)
+        #expect(h.pendingReads.contains { if case .acquire(game, _, _) = $0 { true } else { false } },
+                "the watch goes on to wherever the store says the game is")
+    }
+
+    @Test func aSincePastTheGameOnItsOwnerIsAnsweredAfterOneCheck() {
+        let (h, game) = sharedStoreHub()
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":20,"id":"w"}"#)
+        let token = try! #require(ownershipQuestion(h))
+        h.run(.read(.ownerships(token: token, [game: GameOwnership(node: "n1", epoch: 1)])))
+        #expect(h.types(2) == ["joined", "snapshot", "ack"])
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":30,"id":"again"}"#)
+        #expect(h.types(2) == ["joined", "snapshot", "ack"], "asked once per seq")
     }
 }

@@ -207,7 +207,7 @@ final class ClusterMachine: NodeLink {
         case .reply(let connection, let kind, let frame):
             let id = ConnectionID(raw: connection)
             guard !id.isRemote, sessions.isOpen(id) else { return [] }
-            let outcome = feeds.reply(id, kind: kind, into: &effects)
+            let outcome = feeds.reply(id, kind: kind, frame: frame, into: &effects)
             if outcome.deliver { effects.send(OutFrame(bytes: frame, kind: FrameKind(kind)), to: id) }
             return outcome.leavesLocalGame ? [.leaveLocalGame(id)] : []
         case .done(let connection, let number):

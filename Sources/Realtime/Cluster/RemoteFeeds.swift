@@ -48,6 +48,8 @@ final class RemoteFeeds {
         /// Sent by this node to catch a member up, not by its client: the client sees only the
         /// diffs it missed (no second `joined`, no ack, no error if it fails).
         var silent: Bool
+        /// Its ack or error came: any other is stale (an earlier forward's, given up).
+        var answered = false
     }
 
     private let node: String
@@ -55,6 +57,10 @@ final class RemoteFeeds {
     private(set) var memberships: [ConnectionID: Membership] = [:]
     private var feeds: [String: Feed] = [:]
     private(set) var forwards: [ConnectionID: Forward] = [:]
+    /// Connections sent a `joined` no forward of theirs waits for (a forward given up at its
+    /// deadline, answered late by a slow owner): the rest of that reply is stale too, until the
+    /// owner's `done` or a `joined` that is awaited.
+    private var staleJoins: Set<ConnectionID> = []
     private var lastNumber: UInt64 = 0
     private(set) var counters = ClusterCounters()
 
@@ -106,6 +112,7 @@ final class RemoteFeeds {
 
     /// The owner's `done`: the forward is answered in full. True if it was the one waited for.
     func done(_ id: ConnectionID, number: UInt64) -> Bool {
+        staleJoins.remove(id)
         guard forwards[id]?.number == number, sessions.endWait(id, .remote(number)) else { return false }
         forwards[id] = nil
         return true
@@ -138,11 +145,20 @@ final class RemoteFeeds {
         var leavesLocalGame = false
     }
 
-    func reply(_ id: ConnectionID, kind: ClusterEnvelope.ReplyKind, into effects: inout Effects) -> ReplyOutcome {
+    /// An owner answers a forward given up (its client already heard `unavailable`) as late as it
+    /// gets to it: such stale replies are dropped here, so a client gets one answer per request
+    /// and no `joined` it did not ask for. Replies do not say which forward they answer, so an
+    /// answer counts when it carries the waiting forward's id and is its first.
+    func reply(_ id: ConnectionID, kind: ClusterEnvelope.ReplyKind, frame: [UInt8], into effects: inout Effects)
+        -> ReplyOutcome {
         let silent = forwards[id]?.silent == true
         switch kind {
         case .joined(let game, _, let player):
-            guard let forward = forwards[id] else { return ReplyOutcome(deliver: true) }
+            guard let forward = forwards[id], forward.game == game else {
+                staleJoins.insert(id)
+                return ReplyOutcome(deliver: false)
+            }
+            staleJoins.remove(id)
             // The owner took it in: whatever game it was in before, here or on another node, it left.
             let outcome = ReplyOutcome(deliver: !silent, leavesLocalGame: sessions.room(of: id) != nil)
             let old = memberships[id]
@@ -159,11 +175,15 @@ final class RemoteFeeds {
                                          seq: same ? old?.seq ?? 0 : 0, slot: same ? old?.slot ?? -1 : -1)
             return outcome
         case .diff(let seq):
+            if staleJoins.contains(id) { return ReplyOutcome(deliver: false) }
             guard memberships[id] != nil else { return ReplyOutcome(deliver: true) }
             guard seq > memberships[id]!.seq else { return ReplyOutcome(deliver: false) }  // it has this one already
             memberships[id]?.seq = seq
             return ReplyOutcome(deliver: true)
         case .answer:
+            guard let forward = forwards[id], !forward.answered,
+                  (try? JSONText.parse(frame))?["id"] == forward.requestID else { return ReplyOutcome(deliver: false) }
+            forwards[id]?.answered = true
             return ReplyOutcome(deliver: !silent)
         case .left(let game):
             if memberships[id]?.game == game {
@@ -173,7 +193,7 @@ final class RemoteFeeds {
             }
             return ReplyOutcome(deliver: true)
         case .plain:
-            return ReplyOutcome(deliver: true)
+            return ReplyOutcome(deliver: !staleJoins.contains(id))
         }
     }
 
@@ -182,7 +202,7 @@ final class RemoteFeeds {
     /// the marker (one sender, one order), so members that were receiving and are behind it
     /// missed diffs: they are returned, to catch up through the owner.
     func subscribed(_ id: ConnectionID, game: String, audience: String, seq: Int) -> [ConnectionID] {
-        guard var membership = memberships[id], membership.game == game, membership.slot < 0,
+        guard !staleJoins.contains(id), var membership = memberships[id], membership.game == game, membership.slot < 0,
               AudienceKey(tag: audience) != nil else { return [] }
         var behind: [ConnectionID] = []
         var feed = feeds[game] ?? Feed(subscribed: true)
@@ -395,6 +415,7 @@ final class RemoteFeeds {
     }
 
     func closed(_ id: ConnectionID, into effects: inout Effects) {
+        staleJoins.remove(id)
         detach(id, into: &effects)
         if let forward = forwards.removeValue(forKey: id), let game = forward.game { dropFeedIfIdle(game, into: &effects) }
     }

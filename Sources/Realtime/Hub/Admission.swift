@@ -348,7 +348,7 @@ final class Admission {
             // before its ack (PROTOCOL sections 13 and 16).
             startIfEverySeatWasTaken(room, now: now, into: &effects)
             if let requestID = catchUp.requestID {
-                room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: catchUp.isCreation))
+                room.enqueue(.ack(id, id: requestID, seq: room.seq, of: catchUp.isCreation ? .command : .other))
             }
             durability.release(room, now: now, into: &effects)
             return true
@@ -423,7 +423,7 @@ final class Admission {
         }
         leaveGame(id, now: now, into: &effects)
         room.enqueue(.reply(id, ServerMessage.left(game: room.id).frame))
-        if let requestID { room.enqueue(.ack(id, id: requestID, seq: nil, isCommand: false)) }
+        if let requestID { room.enqueue(.ack(id, id: requestID, seq: nil, of: .other)) }
         durability.release(room, now: now, into: &effects)
     }
 

@@ -87,11 +87,11 @@ final class Durability {
     /// (their clients send them again, to the new owner). Returns the connections whose join or
     /// watch was cut short: told so, they are no members to carry over.
     func abandon(_ room: GameRoom, into effects: inout Effects) -> Set<ConnectionID> {
-        var unanswered: [(ConnectionID, JSON, isCommand: Bool)] = []
+        var unanswered: [UnsentAck] = []
         var markers: [(ConnectionID, UInt64)] = []
         for output in room.discardOutput(fromTicket: committed + 1) {
             switch output {
-            case .ack(let id, let requestID, _, let isCommand): unanswered.append((id, requestID, isCommand))
+            case .ack(let id, let requestID, let seq, let request): unanswered.append(UnsentAck(id, requestID, seq, of: request))
             case .marker(let id, let number): markers.append((id, number))
             default: break
             }
@@ -100,16 +100,16 @@ final class Durability {
             switch request {
             case .history(let catchUp):
                 _ = sessions.endWait(catchUp.connection, .pending(token))
-                if let requestID = catchUp.requestID { unanswered.append((catchUp.connection, requestID, false)) }
+                if let requestID = catchUp.requestID { unanswered.append(UnsentAck(catchUp.connection, requestID, nil, of: .other)) }
             case .commandLookup(let lookup):
                 _ = sessions.endWait(lookup.connection, .pending(token))
-                unanswered.append((lookup.connection, lookup.requestID, true))
+                unanswered.append(UnsentAck(lookup.connection, lookup.requestID, nil, of: .command))
             default: break
             }
         }
         waitingRooms[ObjectIdentifier(room)] = nil
         rewinding[room.id] = nil
-        let cutShort = refuseHandedOver(unanswered, into: &effects)
+        let cutShort = refuseHandedOver(unanswered, stored: room.releasedSeq, into: &effects)
         sendMarkers(markers, into: &effects)
         return cutShort
     }
@@ -120,18 +120,26 @@ final class Durability {
     }
 
     /// Answers `unavailable` to requests of a game another node took over (a command was not
-    /// applied; a join, watch or anything else was not answered in full). Returns the connections
-    /// whose join or watch it cut short: not yet receiving the game's broadcasts.
-    private func refuseHandedOver(_ unanswered: [(ConnectionID, JSON, isCommand: Bool)],
-                                  into effects: inout Effects) -> Set<ConnectionID> {
+    /// applied; a join, watch or anything else was not answered in full); a command id sent
+    /// again is acked if this node stored it (`stored`: the last seq it stored). Returns the
+    /// connections whose join or watch it cut short: not yet receiving the game's broadcasts.
+    private func refuseHandedOver(_ unanswered: [UnsentAck], stored: Int, into effects: inout Effects) -> Set<ConnectionID> {
         let notApplied = ProtocolError.unavailable("this command was not applied: another node took this game over; send it again")
         let notAnswered = ProtocolError.unavailable("another node took this game over while this was answered; send it again")
         var cutShort: Set<ConnectionID> = []
-        for (id, requestID, isCommand) in unanswered {
-            guard let session = sessions[id] else { continue }
+        for ack in unanswered {
+            guard let session = sessions[ack.connection] else { continue }
+            switch ack.request {
+            case .resent where (ack.seq ?? .max) <= stored:
+                effects.send(ServerMessage.ack(id: ack.requestID, seq: ack.seq).frame, to: ack.connection)
+                continue
+            case .command, .resent:
+                effects.send(ServerMessage.error(notApplied, id: ack.requestID).frame, to: ack.connection)
+            case .other:
+                effects.send(ServerMessage.error(notAnswered, id: ack.requestID).frame, to: ack.connection)
+            }
             effects.append(.countError(.unavailable))
-            effects.send(ServerMessage.error(isCommand ? notApplied : notAnswered, id: requestID).frame, to: id)
-            if session.recipientSlot < 0 { cutShort.insert(id) }
+            if session.recipientSlot < 0 { cutShort.insert(ack.connection) }
         }
         return cutShort
     }
@@ -141,8 +149,9 @@ final class Durability {
     /// on, and those whose join or watch was cut short.
     private func settle(_ rewind: Rewind, now: Instant, into effects: inout Effects)
         -> (resumable: [ConnectionID], cutShort: Set<ConnectionID>) {
-        let unanswered = rewind.failedAcks.map { ($0.0, $0.1, isCommand: true) } + rewind.acks.map { ($0.0, $0.1, isCommand: false) }
-        let cutShort = refuseHandedOver(unanswered, into: &effects)
+        let unanswered = rewind.failedAcks.map { UnsentAck($0.0, $0.1, nil, of: .command) }
+            + rewind.acks.map { UnsentAck($0.0, $0.1, nil, of: .other) } + rewind.resentAcks
+        let cutShort = refuseHandedOver(unanswered, stored: rewind.releasedSeq, into: &effects)
         sendMarkers(rewind.markers, into: &effects)
         waitingRooms[ObjectIdentifier(rewind.room)] = nil
         return (rewind.members.filter { sessions.endWait($0, .rewind(rewind.room.id)) }, cutShort)
@@ -279,9 +288,11 @@ final class Durability {
         rewind.releasedSeq = room.releasedSeq
         for output in room.discardOutput(fromTicket: ticket) {
             switch output {
-            case .ack(let id, let requestID, _, let isCommand):
-                if isCommand {
+            case .ack(let id, let requestID, let seq, let request):
+                if request == .command {
                     rewind.failedAcks.append((id, requestID))
+                } else if request == .resent {
+                    rewind.resentAcks.append(UnsentAck(id, requestID, seq, of: .resent))
                 } else {
                     rewind.acks.append((id, requestID))
                     rewind.interrupted.insert(id)
@@ -358,6 +369,26 @@ final class Durability {
         }
     }
 
+    /// Command ids sent again while a write failed: acked with their seq if the rebuilt game
+    /// holds them (they were stored before), else refused as the lost commands are.
+    private func settleResent(_ rewind: Rewind, in room: GameRoom?, into effects: inout Effects) {
+        let lost = ProtocolError.unavailable("storage failed, so this command was not applied: \(rewind.reason)")
+        for ack in rewind.resentAcks where sessions.isOpen(ack.connection) {
+            var seq: Int?
+            switch room?.appliedIDs.lookup(ack.requestID.encoded) {
+            case .applied(let applied)?: seq = applied
+            case .maybe?: seq = (ack.seq ?? .max) <= room!.seq ? ack.seq : nil
+            case .new?, nil: seq = nil
+            }
+            if let seq {
+                effects.send(ServerMessage.ack(id: ack.requestID, seq: seq).frame, to: ack.connection)
+            } else {
+                effects.append(.countError(.unavailable))
+                effects.send(ServerMessage.error(lost, id: ack.requestID).frame, to: ack.connection)
+            }
+        }
+    }
+
     private func answerFailed(_ rewind: Rewind, into effects: inout Effects) {
         let lost = ProtocolError.unavailable("storage failed, so this command was not applied: \(rewind.reason)")
         for (id, requestID) in rewind.failedAcks where sessions.isOpen(id) {
@@ -394,7 +425,9 @@ final class Durability {
                 }
                 if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
             }
+            settleResent(rewind, in: room, into: &effects)
         case .notFound, .failed:
+            settleResent(rewind, in: nil, into: &effects)
             // Its creation was never stored (or storage cannot be read): the game is gone from memory too.
             for id in rewind.members where sessions.room(of: id) === room {
                 sessions.leaveRoom(id)

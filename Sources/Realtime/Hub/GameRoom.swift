@@ -35,6 +35,9 @@ final class GameRoom {
     private(set) var appliedIDs: AppliedIDs
     /// In a store shared by nodes: the epoch this node holds the game at, which fences its writes.
     var epoch: Int64 = 1
+    /// The seq at which a `since` past it made this node ask the store whether it still owns the
+    /// game: asked once per seq, so a `since` that is simply wrong is answered after one check.
+    var ownershipDoubtedAt = -1
     /// The seq of the last diff that went out to members (what they have all seen live).
     private(set) var releasedSeq = 0
     /// When storage last noted the game as touched for a join, a watch or its members
@@ -66,9 +69,8 @@ final class GameRoom {
         /// A chat line, to those who may read its room.
         case chat(ChatLine, OutFrame)
         case reply(ConnectionID, OutFrame)
-        /// An acknowledgement. If the write it waits for fails, a state-changing command's
-        /// (`isCommand`) becomes an `unavailable` error; any other is sent again after the rewind.
-        case ack(ConnectionID, id: JSON, seq: Int?, isCommand: Bool)
+        /// An acknowledgement; what it answers decides what becomes of it if the write it waits for fails.
+        case ack(ConnectionID, id: JSON, seq: Int?, of: AckedRequest)
         /// The connection starts receiving broadcasts (its state is current as of `seq`).
         case subscribe(ConnectionID, seq: Int)
         /// A cluster node's marker: everything this room owed the connection before it is out.

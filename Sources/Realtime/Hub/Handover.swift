@@ -102,6 +102,24 @@ final class Handover {
         effects.append(.read(.release(game: room.id, node: node, epoch: room.epoch)))
     }
 
+    /// A join or watch whose `since` is past this node's copy of the game: its client saw diffs
+    /// this node never made, so another node may hold the game now (this one was cut off). The
+    /// request waits for the store to say who owns the game, then goes there; if this node still
+    /// owns it, it is answered here as any `since` past the game is (a snapshot).
+    func doubts(_ id: ConnectionID, _ request: ClientRequest, game: String, since: Int?, into effects: inout Effects) -> Bool {
+        guard let since, let room = rooms[game], since > room.seq, room.ownershipDoubtedAt != room.seq else { return false }
+        room.ownershipDoubtedAt = room.seq
+        sessions.holdFirst(id, .request(.request(request), arrival: nil))
+        sessions.setWait(id, .ownerCheck(game))
+        doubting.append(id)
+        let token = pending.issue(.ownershipCheck)
+        effects.append(.read(.ownerships(token: token, games: [game])))
+        return true
+    }
+
+    /// Connections whose join or watch waits for an ownership check.
+    private var doubting: [ConnectionID] = []
+
     /// Asks storage which of this node's live games it still owns.
     func verify(into effects: inout Effects) {
         let games = rooms.all.map(\.id).sorted()
@@ -110,13 +128,20 @@ final class Handover {
         effects.append(.read(.ownerships(token: token, games: games)))
     }
 
-    /// The store's answer: every game here that another node holds now is handed over.
+    /// The store's answer: every game here that another node holds now is handed over, and the
+    /// joins that waited for it go on (to the new owner, or answered here).
     func verified(_ owners: [String: GameOwnership], now: Instant, into effects: inout Effects) -> [ConnectionID] {
         var resumable: [ConnectionID] = []
         for room in rooms.all.sorted(by: { $0.id < $1.id }) {
             guard let owner = owners[room.id], owner != GameOwnership(node: node, epoch: room.epoch) else { continue }
             resumable += lose(room, to: owner, now: now, into: &effects)
         }
+        // Any answer will do (the store's owners of every game here, or of just the doubted one;
+        // none if it could not be read): a join asked about its game once is served after it.
+        for id in doubting {
+            if case .ownerCheck(let game)? = sessions.wait(of: id), sessions.endWait(id, .ownerCheck(game)) { resumable.append(id) }
+        }
+        doubting = []
         return resumable
     }
 
@@ -130,7 +155,9 @@ final class Handover {
               into effects: inout Effects) -> [ConnectionID] {
         // What it still owed its members is refused first: a join whose answer is dropped is no
         // member to carry over (it would get diffs with no `joined`, below its own `since`).
+        // So is a member whose own join, waiting for this very check, takes it there itself.
         let cutShort = cutShort.union(durability.abandon(room, into: &effects))
+            .union(doubting.filter { sessions.wait(of: $0) == .ownerCheck(room.id) })
         var members: [(ConnectionID, JSON, Int)] = []
         let everyone = sessions.members(of: room)
         for id in everyone where !cutShort.contains(id) {

@@ -219,9 +219,11 @@ public final class Hub {
         case .create(let kind, let options):
             admission.create(id, kind: kind, options: options, requestID: request.id, now: now, into: &effects)
         case .join(let game, let token, let since, let seat):
+            if handover?.doubts(id, request, game: game, since: since, into: &effects) == true { return }
             admission.enter(id, request, game: game, asPlayer: true, token: token, seat: seat, since: since, replay: false,
                             now: now, into: &effects)
         case .watch(let game, let since, let replay, let key):
+            if handover?.doubts(id, request, game: game, since: since, into: &effects) == true { return }
             admission.enter(id, request, game: game, asPlayer: false, token: nil, seat: nil, watchKey: key, since: since,
                             replay: replay, now: now, into: &effects)
         case .auth(let jwt):

@@ -84,7 +84,7 @@ final class Play {
         if let requestID {
             switch room.appliedIDs.lookup(requestID.encoded) {
             case .applied(let seq):
-                room.enqueue(.ack(id, id: requestID, seq: seq, isCommand: false))
+                room.enqueue(.ack(id, id: requestID, seq: seq, of: .resent))
                 durability.release(room, now: now, into: &effects)
                 return
             case .maybe:
@@ -107,7 +107,7 @@ final class Play {
         let id = lookup.connection
         guard sessions.endWait(id, .pending(token)) else { return }
         if let seq {
-            lookup.room.enqueue(.ack(id, id: lookup.requestID, seq: seq, isCommand: false))
+            lookup.room.enqueue(.ack(id, id: lookup.requestID, seq: seq, of: .resent))
             durability.release(lookup.room, now: now, into: &effects)
         } else if sessions.room(of: id) === lookup.room {
             applyGesture(id, lookup.gesture, in: lookup.room, requestID: lookup.requestID, now: now,
@@ -125,7 +125,7 @@ final class Play {
         switch apply(parsed, player: player, in: room,
                      clientID: requestID?.encoded, now: now, arrival: arrival, poolSeed: poolSeed, into: &effects) {
         case .success:
-            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, isCommand: true)) }
+            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, of: .command)) }
         case .failure(let error):
             replies.error(id, ProtocolError(error), requestID: requestID, now: now, into: &effects)
         }
@@ -299,7 +299,7 @@ final class Play {
         batch.chat = [line.stored(game: room.id)]
         durability.store(batch, for: room, into: &effects)
         room.enqueue(.chat(line, room.chatFrame(line)))
-        if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), isCommand: true)) }
+        if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), of: .command)) }
         durability.release(room, now: now, into: &effects)
     }
 

@@ -33,7 +33,7 @@ struct Replies {
         guard let session = sessions[id] else { return }
         if let room = session.room {
             for frame in frames { room.enqueue(.reply(id, frame)) }
-            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), isCommand: false)) }
+            if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq(for: session.key), of: .other)) }
             durability.release(room, now: now, into: &effects)
         } else {
             for frame in frames { effects.send(frame, to: id) }

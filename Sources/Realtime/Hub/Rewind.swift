@@ -9,6 +9,8 @@ struct Rewind {
     var failedAcks: [(ConnectionID, JSON)] = []
     /// Other acks that were not sent yet: sent again once the game is back.
     var acks: [(ConnectionID, JSON)] = []
+    /// Acks of command ids sent again: confirmed once the game is back only if the store has them.
+    var resentAcks: [UnsentAck] = []
     var members: [ConnectionID] = []
     /// Other nodes' forwarded requests, answered in full once the acks above are settled.
     var markers: [(ConnectionID, UInt64)] = []
@@ -32,5 +34,31 @@ struct Rewind {
     /// every stored diff: it needs nothing again once the game is rebuilt.
     func sawEverythingStored(_ id: ConnectionID, session: Session, storedSeq: Int) -> Bool {
         session.recipientSlot >= 0 && session.key != .delayed && !interrupted.contains(id) && storedSeq == releasedSeq
+    }
+}
+
+/// What an ack answers, which decides what becomes of it when the write it waits for fails.
+enum AckedRequest: Equatable {
+    /// A state-changing command applied now: refused (`unavailable`) if its write fails.
+    case command
+    /// A command id sent again, applied before at the ack's seq: confirmed only if the store has it.
+    case resent
+    /// Anything else (a join, a watch, a `say`): answered again once the game is back.
+    case other
+}
+
+/// An ack dropped with a failed or refused write, to settle.
+struct UnsentAck {
+    var connection: ConnectionID
+    var requestID: JSON
+    /// The seq it would have carried (for a command id sent again: the seq it was applied at).
+    var seq: Int?
+    var request: AckedRequest
+
+    init(_ connection: ConnectionID, _ requestID: JSON, _ seq: Int?, of request: AckedRequest) {
+        self.connection = connection
+        self.requestID = requestID
+        self.seq = seq
+        self.request = request
     }
 }

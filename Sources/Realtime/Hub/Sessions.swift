@@ -208,6 +208,8 @@ enum Wait: Equatable {
     case remote(UInt64)
     /// Who owns a game, asked of the cluster.
     case owner(String)
+    /// Whether this node still owns a game, asked of a shared store (its copy looks behind).
+    case ownerCheck(String)
 }
 
 /// What a waiting connection sent meanwhile, kept parsed (parsing needs no state).

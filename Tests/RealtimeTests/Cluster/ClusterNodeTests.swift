@@ -31,6 +31,9 @@ final class ClusterHarness {
     private var queue: [(node: String, event: ClusterEvent)] = []
     /// Nodes that get nothing on their node channel (not running, as far as others can tell).
     var deaf: Set<String> = []
+    /// Nodes whose node-channel messages wait (a slow owner) until `release`.
+    var holding: Set<String> = []
+    private var held: [(node: String, payload: [UInt8])] = []
     /// Publications on a game channel that a node does not get (a missed message).
     var dropping: ((String, Publication) -> Bool)?
     private let codes: [String: String]
@@ -101,6 +104,14 @@ final class ClusterHarness {
         open("b", 7)
         send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
         return game
+    }
+
+    /// A held node gets what waited for it, in order.
+    func release(_ name: String) {
+        holding.remove(name)
+        queue += held.filter { $0.node == name }.map { ($0.node, ClusterEvent.nodeMessage($0.payload)) }
+        held.removeAll { $0.node == name }
+        drain()
     }
 
     /// A node's link to Redis drops or comes back.
@@ -189,6 +200,8 @@ final class ClusterHarness {
                 let game = String(channel.dropFirst(ClusterKeys.gamePrefix.count))
                 if let publication = Publication.parse(payload), dropping?(name, publication) == true { continue }
                 queue.append((name, .gameMessage(game: game, payload)))
+            } else if holding.contains(name) {
+                held.append((name, payload))
             } else if !deaf.contains(name) {
                 queue.append((name, .nodeMessage(payload)))
             }
@@ -213,6 +226,16 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         return (created["game"]!.stringValue!, created["token"]!.stringValue!)
     }
 
+    /// A game created on `a`, with connection 7 of `b` joined as its second player.
+    @discardableResult
+    private func playerOnB(_ cluster: ClusterHarness) -> String {
+        let (game, token) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        _ = cluster.take("b", 7)
+        return game
+    }
+
     @Test func aGameIdCarriesItsOwnersCodeAndAnyNodeAnswersForIt() throws {
         let cluster = ClusterHarness(["a", "b"])
         let (game, token) = create(cluster)
@@ -234,6 +257,39 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(cluster.types("b", 7) == ["left", "ack"])
         cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
         #expect(cluster.take("b", 7).isEmpty, "gone means gone")
+    }
+
+    @Test func anOwnersLateAnswerToAForwardGivenUpIsNotShown() {
+        let cluster = ClusterHarness(["a", "b"])
+        playerOnB(cluster)
+        cluster.holding = ["a"]
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        #expect(cluster.take("b", 7).isEmpty)
+        cluster.now += 4  // past the forward's deadline (the lease, 3 s)
+        cluster.view(alive: ["a": "1", "b": "1"])
+        let refused = cluster.take("b", 7)
+        #expect(refused.map { $0["code"] } == ["unavailable"])
+        cluster.release("a")  // the owner was slow, not gone: it applies the tap now
+        let late = cluster.take("b", 7)
+        #expect(late.map { $0["type"] } == ["diff"], "the diff is the game's, to every member; the ack is stale: \(late)")
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        #expect(cluster.take("b", 7) == [.object(["type": "ack", "id": "t", "seq": 1])], "one answer to the id sent again")
+        cluster.send("b", 7, #"{"type":"tap","target":"/stock","id":"u"}"#)
+        #expect(cluster.types("b", 7) == ["diff", "ack"], "answers are shown again after the owner's done")
+    }
+
+    @Test func aRequestSentAgainWhileTheOwnerIsSlowGetsOneAnswer() {
+        let cluster = ClusterHarness(["a", "b"])
+        playerOnB(cluster)
+        cluster.holding = ["a"]
+        cluster.send("b", 7, #"{"type":"say","text":"hi","id":"l"}"#)
+        cluster.now += 4
+        cluster.view(alive: ["a": "1", "b": "1"])
+        #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"])
+        cluster.send("b", 7, #"{"type":"say","text":"hi","id":"l"}"#)  // sent again, to the same slow owner
+        cluster.release("a")
+        let answers = cluster.take("b", 7).filter { $0["id"] == "l" }
+        #expect(answers.count == 1, "two requests, two answers in all (one unavailable): \(answers)")
     }
 
     @Test func aMissedDiffIsFilledFromTheGamesStreamBeforeAnythingLater() {
