@@ -31,6 +31,8 @@ go to stderr and the log folder; stdout gets ONE line:
   phantoms 0, other surprises 6 (put-out 6), stretches over lease+5 s 3, longest unavailable
   71.4s (game amycut2x four, from 49.9s, 3.5s after kill n2 was undone); seed S, logs DIR
 
+A game whose history no node serves within 30 s at the end counts each of its acked moves as lost
+("lost N (of which in K unreadable games M)").
 "Other surprises" are not counted as findings but break a promise of PROTOCOL all the same:
 put-out (a member's command answered `not-joined` though it never left), gave-up (no node
 took a player back within 120 s: the last answer is in the log), error (another answer no
@@ -38,7 +40,7 @@ command should get). A stretch is the time from one ack of a game to the next.
 
 Exit status 0 only if nothing was found (lost = split = gaps = identity = phantoms = 0); 2 if
 the campaign could not run (2 with "skipped:" where namespaces cannot be made). Bounded: the
-whole run is stopped after N minutes + 4; every namespace (and all in it) is removed at the
+whole run is stopped after N minutes + 6; every namespace (and all in it) is removed at the
 end, also when killed (SIGTERM/SIGINT; a SIGKILLed run's namespaces are removed by the next).
 """
 from __future__ import annotations
@@ -116,6 +118,10 @@ class Cluster:
         self._node_class = NodeProcess
         self.server = server
         self.frozen: set[str] = set()
+
+    def nodes_binary(self) -> str:
+        from e2e_server import SERVER_BIN
+        return self.server or SERVER_BIN
 
     def start(self) -> None:
         self.redis.start()
@@ -512,26 +518,35 @@ class Workload:
                 return
 
     async def histories(self, games=None) -> tuple[dict, dict]:
+        """Each game's history from a node that serves it (all games at once, a few at a time);
+        a game no node serves within 30 s is unreadable, with the last reason."""
         from history_check import read_history
         self.stop_deadline = None
         histories, unreadable = {}, {}
-        for game in games if games is not None else list(self.games):
-            reason = None
-            for attempt in range(6):
-                node = NODES[attempt % 3]
-                try:
-                    client, _, _ = await self.open(f"history-{game}", node, None, retry_for=20)
+        gate = asyncio.Semaphore(6)
+
+        async def one(game: str) -> None:
+            async with gate:
+                deadline = time.monotonic() + 30
+                reason, attempt = None, 0
+                while time.monotonic() < deadline:
+                    node = NODES[attempt % 3]
+                    attempt += 1
                     try:
-                        histories[game] = await read_history(client, game, timeout=15)
-                        break
-                    finally:
-                        client.recorder.closed()
-                        await client.close()
-                except Exception as error:  # noqa: BLE001
-                    reason = f"{type(error).__name__}: {error}"
-                    await asyncio.sleep(0.5)
-            else:
+                        client, _, _ = await self.open(f"history-{game}", node, None, retry_for=10)
+                        try:
+                            histories[game] = await read_history(
+                                client, game, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
+                            return
+                        finally:
+                            client.recorder.closed()
+                            client.abort()
+                    except Exception as error:  # noqa: BLE001
+                        reason = f"{type(error).__name__}: {str(error)[:300]} (from {node})"
+                        await asyncio.sleep(1.0)
                 unreadable[game] = reason
+
+        await asyncio.gather(*(one(g) for g in (games if games is not None else list(self.games))))
         # The history readers recorded nothing a member must check.
         self.recorders = [r for r in self.recorders if not r.label.startswith("history-")]
         return histories, unreadable
@@ -566,9 +581,22 @@ def main() -> int:
     if why:
         print(f"skipped: {why}")
         return 2
-    if args.server:
-        os.environ["BOARDCAST_SERVER"] = args.server
-    budget = args.minutes * 60 + 240
+    # One campaign at a time on a machine: a second one's clean-up would remove the first's hosts.
+    import fcntl
+    lock = open("/run/lock/boardcast-faults.lock", "w")
+    waited = time.monotonic()
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() - waited > 1800:
+                print("not run: another fault campaign has held this machine for 30 minutes")
+                return 2
+            if time.monotonic() - waited < 1:
+                log("waiting for another fault campaign on this machine to end")
+            time.sleep(2)
+    budget = args.minutes * 60 + 360
 
     def on_signal(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -600,6 +628,8 @@ def main() -> int:
         workload = None
         loop_thread = None
         try:
+            binary = cluster.nodes_binary()
+            log(f"server {binary} (built {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(os.path.getmtime(binary)))}Z)")
             cluster.start()
             log(f"[{clock():7.1f}s] cluster up: {', '.join(f'{n}={hosts.addr(n)}' for n in HOSTS)}")
             workload = Workload(hosts, cluster, clock, args.games, random.Random(rng.random()))
@@ -647,13 +677,16 @@ def main() -> int:
             histories, unreadable = loop.run_until_complete(_finish(workload))
             from history_check import check
             found = check(histories, workload.recorders, unreadable=unreadable, when=faults.when)
+            unreadable_lost = sum(1 for text in found.lost if "history unreadable" in text)
             stretches = workload.unavailable(stopped)
             seconds, game, at = stretches[0] if stretches else (0.0, None, 0.0)
             long_ones = [x for x in stretches if x[0] > LEASE + 5]
             counts = found.counts()
-            details = found.describe(limit=200)
+            details = found.describe(limit=50)
             with open(os.path.join(logs, "findings.txt"), "w") as out:
-                out.write(details + "\n")
+                out.write("".join(f"unreadable: game {g} {workload.games.get(g)}: {why}\n"
+                                  for g, why in unreadable.items()))
+                out.write(found.describe(limit=10**9) + "\n")
                 out.write("\n".join(workload.unexpected) + "\n")
                 out.write("\n".join(f"unavailable {n:.1f}s: game {g} {workload.games.get(g)} from {faults.when(t)}"
                                      for n, g, t in long_ones) + "\n")
@@ -664,7 +697,9 @@ def main() -> int:
                     out.write(json.dumps({"label": rec.label, "events": rec.events}, default=str) + "\n")
             for name, node in cluster.nodes.items():
                 with open(os.path.join(logs, f"{name}.log"), "w") as out:
-                    out.write(node.output())
+                    out.write("".join(node.stdout_lines) + "--- stderr ---\n" + "".join(node.stderr_lines))
+            for g, why in unreadable.items():
+                log(f"unreadable: game {g} {workload.games.get(g)}: {why}")
             if details:
                 log(details)
             for text in workload.unexpected[:40]:
@@ -673,7 +708,8 @@ def main() -> int:
                 log(f"unavailable {length:.1f}s: game {g} {workload.games.get(g)} from {faults.when(start)}")
             kinds = " ".join(f"{k}={faults.counts().get(k, 0)}" for k in KINDS)
             where = f" (game {game} {workload.games.get(game)}, from {faults.when(at)})" if game else ""
-            print(f"faults {kinds}; games {counts['games']}, acked moves {counts['acked']}, lost {counts['lost']}, "
+            print(f"faults {kinds}; games {counts['games']}, acked moves {counts['acked']}, lost {counts['lost']}"
+                  f"{f' (of which in {len(unreadable)} unreadable games {unreadable_lost})' if unreadable else ''}, "
                   f"split {counts['split']}, gaps {counts['gaps']}, identity {counts['identity']}, "
                   f"phantoms {counts['phantoms']}, other surprises {len(workload.unexpected)}{kinds_of(workload.surprises)}, "
                   f"stretches over lease+5 s {len(long_ones)}, longest unavailable {seconds:.1f}s{where}; seed {seed}, "
