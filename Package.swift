@@ -30,7 +30,7 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
-        // hiredis (async, on the same libev loop as lws), seen through a tiny shim; only Shell/RedisLink.swift touches it.
+        // hiredis (async, on the same libev loop as lws), seen through a tiny shim; only Cluster/Shell/RedisLink.swift touches it.
         .systemLibrary(
             name: "CHiredis",
             pkgConfig: "hiredis",

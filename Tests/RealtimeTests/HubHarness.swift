@@ -26,8 +26,6 @@ final class HubHarness {
     private(set) var resumes = 0
     /// Every `wake` the hub asked for, in order (the shell keeps one timer: the last counts).
     private(set) var wakes: [Instant] = []
-    /// What a cluster node would have asked of Redis.
-    private(set) var clusterActions: [ClusterAction] = []
     /// Storage fails every write from now on (the ticket is reported failed instead).
     var failWrites = false
     /// Storage takes each write and never stores it: the test reports how it ended (a store cut off).
@@ -144,9 +142,7 @@ final class HubHarness {
             pendingSolves.append(job)
         case .respond(let id, let response):
             responses[id] = response
-        case .cluster(let action):
-            clusterActions.append(action)
-        case .remote, .countError, .countRefusal, .countSignIn, .log:
+        case .link, .remote, .countError, .countRefusal, .countSignIn, .log:
             break
         }
         return []

@@ -17,19 +17,6 @@ struct ClusterIdentity: Sendable, Equatable {
     }
 }
 
-/// Redis keys and channels, in one place.
-enum ClusterKeys {
-    static let codes = "bc:codes"
-    /// Every node seen within the hour, scored by when (Unix milliseconds).
-    static let nodes = "bc:nodes"
-    static func nodeChannel(_ node: String) -> String { "bc:n:" + node }
-    static func gameChannel(_ game: String) -> String { "bc:g:" + game }
-    static func gameStream(_ game: String) -> String { "bc:s:" + game }
-    static func alive(_ node: String) -> String { "bc:alive:" + node }
-    static func lobby(_ node: String) -> String { "bc:lobby:" + node }
-    static let gamePrefix = "bc:g:"
-}
-
 /// What nodes send each other on their own channels, typed: a node never reads another's
 /// frames to learn what they are. On the wire: a letter, fields separated by `|`, and last,
 /// when there is one, a frame's bytes as they are (they may hold any byte).

@@ -34,3 +34,14 @@ enum ClusterAction: Sendable, Equatable {
     /// Once a second: renew this node's lease, share its lobby, and read the cluster's view.
     case round(lobby: [LobbyEntry])
 }
+
+extension HubAction {
+    /// An order to Redis, in its place among the hub's actions (the hub carries it unread).
+    static func cluster(_ action: ClusterAction) -> HubAction { .link(LinkOrder(action)) }
+
+    /// The order to Redis this action carries, if it is one.
+    var clusterAction: ClusterAction? {
+        guard case .link(let order) = self else { return nil }
+        return order.order(as: ClusterAction.self)
+    }
+}

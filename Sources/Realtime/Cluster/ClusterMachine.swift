@@ -4,12 +4,14 @@ import Core
 /// it decides where a request goes (here, or carried to its game's owner), turns what the
 /// hub owes other nodes' connections into messages, and turns other nodes' messages into
 /// requests the hub handles as if they were local. The hub sees local members and, per game,
-/// one remote audience; nothing below this type knows Redis.
-final class ClusterMachine {
+/// one remote audience, and calls this type only as its `NodeLink`; nothing below this type
+/// knows Redis.
+final class ClusterMachine: NodeLink {
     let identity: ClusterIdentity
     /// Game ids start with their owner's code (each node keeps its own storage), unless the
     /// nodes share one store, where owners are recorded and move.
     var idsNameOwner: Bool { !nodes.sharesStore }
+    var gameIDPrefix: String? { idsNameOwner ? identity.code : nil }
     private let sessions: SessionTable
     private var nodes: NodeDirectory
     private let feeds: RemoteFeeds
@@ -43,31 +45,6 @@ final class ClusterMachine {
     /// How long a request for an owner never seen alive may wait before it is unavailable.
     private var patience: Double { max(2, identity.leaseSeconds / 2) }
 
-    /// What the hub is asked to do for the cluster.
-    enum LocalRequest {
-        /// A request of another node's connection (this node owns its game).
-        case frame(ConnectionID, [UInt8])
-        case marker(ConnectionID, UInt64)
-        /// Another node's connection is gone.
-        case closed(ConnectionID)
-        /// Another node's `/api/games/GAME`.
-        case http(HTTPRequestID, path: String, query: String?)
-        /// A local connection's forwarded request was answered: its held requests go on.
-        case resume(ConnectionID)
-        case refuse(ConnectionID, ProtocolError, requestID: JSON?)
-        /// A local connection joined a game elsewhere: it leaves its game here.
-        case leaveLocalGame(ConnectionID)
-        case lobbies([String: [LobbyEntry]])
-        case refuseCommands(ProtocolError?)
-        /// Claim a game whose owner is gone (a store shared by nodes), for its members here.
-        case takeOver(String)
-        /// Admit a connection to a game of this node without a word to its client: it was a
-        /// member through the game's old owner and has seen the state as of the join's `since`.
-        case admitQuietly(ConnectionID, JSON)
-        /// Ask the store which of this node's live games it still owns.
-        case verifyOwnership
-    }
-
     /// The seq a local member of another node's game has seen (nil: in no such game).
     func seenSeq(_ id: ConnectionID) -> Int? { feeds.seenSeq(id) }
 
@@ -76,13 +53,7 @@ final class ClusterMachine {
 
     // MARK: Routing a local connection's request
 
-    enum Route: Equatable {
-        case here
-        /// Carried to the owner, answered with an error, or waiting to learn the owner.
-        case elsewhere
-    }
-
-    func route(_ id: ConnectionID, _ request: ClientRequest, now: Instant, into effects: inout Effects) -> Route {
+    func route(_ id: ConnectionID, _ request: ClientRequest, now: Instant, into effects: inout Effects) -> RequestRoute {
         switch request.command {
         case .create, .list, .auth:
             return .here
@@ -172,7 +143,7 @@ final class ClusterMachine {
 
     // MARK: Events
 
-    func receive(_ event: ClusterEvent, now: Instant, into effects: inout Effects) -> [LocalRequest] {
+    func receive(_ event: ClusterEvent, now: Instant, into effects: inout Effects) -> [NodeRequest] {
         switch event {
         case .link(let up):
             guard linkUp != up else { return [] }
@@ -220,7 +191,7 @@ final class ClusterMachine {
         }
     }
 
-    private func envelopeArrived(_ envelope: ClusterEnvelope, now: Instant, into effects: inout Effects) -> [LocalRequest] {
+    private func envelopeArrived(_ envelope: ClusterEnvelope, now: Instant, into effects: inout Effects) -> [NodeRequest] {
         switch envelope {
         case .forward(let from, let connection, let number, let message):
             // As owner: the request of another node's connection, answered as if it were local.
@@ -256,9 +227,9 @@ final class ClusterMachine {
         }
     }
 
-    private func codeFound(_ code: String, node: String?, linkFailed: Bool) -> [LocalRequest] {
+    private func codeFound(_ code: String, node: String?, linkFailed: Bool) -> [NodeRequest] {
         if let node { nodes.learn(code: code, node: node) }
-        var requests: [LocalRequest] = []
+        var requests: [NodeRequest] = []
         for id in codeWaiters.removeValue(forKey: code) ?? [] where sessions.endWait(id, .owner(code)) {
             if node == nil, case .request(.request(let request), _)? = sessions.takeFirstHeld(id) {
                 // No node has this code: no such game anywhere.
@@ -273,7 +244,7 @@ final class ClusterMachine {
     }
 
     /// Forwards that failed: their clients hear `unavailable` (unless the node sent them itself).
-    private func fail(_ failed: [(ConnectionID, RemoteFeeds.Forward)]) -> [LocalRequest] {
+    private func fail(_ failed: [(ConnectionID, RemoteFeeds.Forward)]) -> [NodeRequest] {
         failed.map { id, forward in
             forward.silent ? .resume(id)
                 : .refuse(id, .unavailable("the node that owns this game cannot be reached now; try again"),
@@ -287,9 +258,9 @@ final class ClusterMachine {
 
     /// What the periodic look at Redis found.
     private func view(codes: [String: String], alive: [String: String], lobbies: [String: [LobbyEntry]], now: Instant,
-                      into effects: inout Effects) -> [LocalRequest] {
+                      into effects: inout Effects) -> [NodeRequest] {
         let changes = nodes.read(codes: codes, alive: alive, now: now)
-        var requests: [LocalRequest] = [.lobbies(lobbies.filter { $0.key != identity.node && alive[$0.key] != nil })]
+        var requests: [NodeRequest] = [.lobbies(lobbies.filter { $0.key != identity.node && alive[$0.key] != nil })]
         // Owners gone past their lease, or never seen and past the patience: what waits on them is unavailable.
         requests += fail(feeds.failForwards { forward in
             let unseenTooLong = nodes.wasNeverSeen(forward.owner) && now.since(forward.sent) >= patience
@@ -327,7 +298,7 @@ final class ClusterMachine {
     }
 
     /// Once a second, the driver's round: the lease renewed, the lobby shared, the view read.
-    func tick(now: Instant, lobby: @autoclosure () -> [LobbyEntry], into effects: inout Effects) -> [LocalRequest] {
+    func tick(now: Instant, lobby: @autoclosure () -> [LobbyEntry], into effects: inout Effects) -> [NodeRequest] {
         guard linkUp, now.since(lastRound) >= 1 else { return [] }
         lastRound = now
         effects.append(.cluster(.round(lobby: lobby())))
@@ -348,13 +319,16 @@ final class ClusterMachine {
                                                                  frame: frame.bytes)))
             case .close(let id, _, _) where id.isRemote:
                 return nil
-            case .remote(.publish(let game, let publication)):
+            case .remote(.diff(let game, let seq, let frames, let delayed)):
                 published += 1
-                return .cluster(.publish(game: game, publication))
+                return .cluster(.publish(game: game, Publication(isDiff: true, seq: seq, frames, delayed: delayed)))
+            case .remote(.frame(let game, let seq, let frame, let delayed)):
+                published += 1
+                return .cluster(.publish(game: game, Publication(isDiff: false, seq: seq, [frame], delayed: delayed)))
             case .remote(.subscribed(let id, let game, let audience, let seq)):
                 guard let address = owned.address(of: id) else { return nil }
                 return .cluster(.send(node: address.node, .subscribed(connection: address.connection, game: game,
-                                                                      audience: audience, seq: seq)))
+                                                                      audience: audience.tag, seq: seq)))
             case .remote(.marker(let id, let number)):
                 guard let address = owned.address(of: id) else { return nil }
                 return .cluster(.send(node: address.node, .done(connection: address.connection, request: number)))
@@ -383,7 +357,7 @@ extension ClusterMachine {
 
     /// This node claimed a game (a load, or a takeover): its members here that went through the
     /// game's old owner become members of the room here. Returns their joins, to admit quietly.
-    func acquired(_ game: String, _ ownership: GameOwnership, into effects: inout Effects) -> [LocalRequest] {
+    func acquired(_ game: String, _ ownership: GameOwnership, into effects: inout Effects) -> [NodeRequest] {
         nodes.learn(owner: ownership, of: game)
         if takingOver.remove(game) != nil {
             takeovers += 1
@@ -407,7 +381,7 @@ extension ClusterMachine {
     /// This node lost a game it served (a write refused, a check after its lease ran out):
     /// its members become members through the game's new owner, caught up from what they saw.
     func lost(_ game: String, to owner: GameOwnership, members: [(ConnectionID, JSON, Int)], now: Instant,
-              into effects: inout Effects) -> [LocalRequest] {
+              into effects: inout Effects) -> [NodeRequest] {
         effects.log(.warning, "another node owns a game this node served: its members here go on through it",
                     ["game": game, "owner": owner.description])
         nodes.learn(owner: owner, of: game)

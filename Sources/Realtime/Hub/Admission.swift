@@ -347,7 +347,7 @@ final class Admission {
                 flushDirect(into: &effects)
                 if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
                 if id.isRemote {
-                    effects.append(.remote(.subscribed(id, game: room.id, audience: session.key.tag, seq: through)))
+                    effects.append(.remote(.subscribed(id, game: room.id, audience: session.key, seq: through)))
                 }
                 if let requestID = catchUp.requestID {
                     effects.send(ServerMessage.ack(id: requestID, seq: through).frame, to: id)

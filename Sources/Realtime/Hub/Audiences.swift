@@ -3,7 +3,7 @@ import Core
 /// Who receives what of a game: every member is in exactly one audience, by what it may see
 /// and when. Players and spectators of a game with one view see the same frames but are kept
 /// apart, because chat (and a spectator delay) treats them differently.
-enum AudienceKey: Hashable, Sendable {
+enum AudienceKey: Hashable, Sendable, Comparable {
     /// A seated player of a game with seat views: its own view (what the game hides from it hidden).
     case seat(String)
     /// The players of a game with one view, seated or not.
@@ -21,23 +21,19 @@ enum AudienceKey: Hashable, Sendable {
 
     var isSpectators: Bool { self == .spectators || self == .delayed }
 
-    /// How a cluster publication and a node's feed name it.
-    var tag: String {
-        switch self {
-        case .seat(let seat): return seat
-        case .players: return "+"
-        case .spectators: return "*"
-        case .delayed: return "~"
-        }
+    /// One fixed order, so a broadcast to several audiences goes out the same way every time:
+    /// spectators, players, seats by name, delayed spectators.
+    static func < (lhs: AudienceKey, rhs: AudienceKey) -> Bool {
+        if case .seat(let left) = lhs, case .seat(let right) = rhs { return left < right }
+        return lhs.rank < rhs.rank
     }
 
-    init?(tag: String) {
-        switch tag {
-        case "+": self = .players
-        case "*": self = .spectators
-        case "~": self = .delayed
-        case _ where !tag.isEmpty && tag.utf8.allSatisfy({ GameIDs.isIDCharacter($0) }): self = .seat(tag)
-        default: return nil
+    private var rank: Int {
+        switch self {
+        case .spectators: return 0
+        case .players: return 1
+        case .seat: return 2
+        case .delayed: return 3
         }
     }
 
@@ -183,15 +179,5 @@ struct RoomMembers {
     func gaveOut(spectator name: String) -> Bool {
         guard name.hasPrefix("s"), let n = Int(name.dropFirst()) else { return false }
         return n >= 1 && n < nextSpectator
-    }
-}
-
-extension Viewer {
-    /// A view as a cluster publication names it.
-    var tag: String {
-        switch self {
-        case .spectator: return "*"
-        case .seat(let seat): return seat
-        }
     }
 }

@@ -191,7 +191,7 @@ final class Durability {
         case .broadcast(let frame):
             broadcast(frame, to: room.members.audiences.keys.filter { $0 != .delayed }, of: room, arrival: arrival,
                       into: &effects)
-            publish(room, frame, tags: ["all"], into: &effects)
+            publish(room, frame, to: .everyLive, into: &effects)
             room.delay(.frame(frame), now: now)
         case .viewBroadcast(let frames, let seq, let command):
             var first = true
@@ -205,9 +205,9 @@ final class Durability {
                 }
             }
             if room.members.hasRemote {
-                effects.append(.remote(.publish(game: room.id, Publication(isDiff: true, seq: seq, parts: frames.map {
-                    .init(views: $0.viewers.flatMap { AudienceKey.live(for: $0).map(\.tag) }, frame: $0.frame.bytes)
-                }))))
+                effects.append(.remote(.diff(game: room.id, seq: seq, frames.map {
+                    RemoteFrame(audiences: .only($0.viewers.flatMap(AudienceKey.live(for:))), frame: $0.frame)
+                }, delayed: false)))
             }
             if let spectators = frames.first { room.delay(.diff(seq: seq, frame: spectators.frame, command: command), now: now) }
         case .chat(let line, let frame):
@@ -220,11 +220,11 @@ final class Durability {
                 case (.spectators, _): return true
                 }
             }
-            keys.sort { $0.tag < $1.tag }
+            keys.sort()
             broadcast(frame, to: keys, of: room, arrival: nil, into: &effects)
-            var tags = ["+", "*"] + room.seats
-            if line.room == .spectators { tags = room.isOver ? tags + ["~"] : ["*", "~"] }
-            publish(room, frame, tags: tags, into: &effects)
+            var readers: [AudienceKey] = [.players, .spectators] + room.seats.map(AudienceKey.seat)
+            if line.room == .spectators { readers = room.isOver ? readers + [.delayed] : [.spectators, .delayed] }
+            publish(room, frame, to: .only(readers), into: &effects)
             if line.room == .players { room.delay(.frame(frame), now: now) }
         case .reply(let id, let frame):
             if sessions.isOpen(id) { effects.send(frame, to: id) }
@@ -234,7 +234,7 @@ final class Durability {
             guard let session = sessions[id], session.room === room, session.recipientSlot < 0 else { return }
             sessions.setSlot(id, room.members.subscribe(id, key: session.key))
             // Another node's connection: its node passes it the game's broadcasts from here on.
-            if id.isRemote { effects.append(.remote(.subscribed(id, game: room.id, audience: session.key.tag, seq: seq))) }
+            if id.isRemote { effects.append(.remote(.subscribed(id, game: room.id, audience: session.key, seq: seq))) }
         case .marker(let id, let number):
             if sessions.isOpen(id) { effects.append(.remote(.marker(id, number))) }
         case .afterDurable(let action):
@@ -250,12 +250,12 @@ final class Durability {
         }
     }
 
-    /// One publication for every other node's members, when there are any.
-    private func publish(_ room: GameRoom, _ frame: OutFrame, tags: [String], delayed: Bool = false,
-                         into effects: inout Effects) {
+    /// One broadcast for every other node's members, when there are any.
+    private func publish(_ room: GameRoom, _ frame: OutFrame, to audiences: RemoteFrame.Audiences,
+                         delayed: Bool = false, into effects: inout Effects) {
         guard room.members.hasRemote else { return }
-        effects.append(.remote(.publish(game: room.id, Publication(
-            isDiff: false, seq: room.seq, parts: [.init(views: tags, frame: frame.bytes)], delayed: delayed))))
+        effects.append(.remote(.frame(game: room.id, seq: room.seq, RemoteFrame(audiences: audiences, frame: frame),
+                                      delayed: delayed)))
     }
 
     /// What has come due to a room's delayed spectators: one broadcast of each frame.
@@ -267,14 +267,14 @@ final class Durability {
                     effects.append(.broadcast(frame, to: audience, arrival: nil))
                 }
                 if room.members.hasRemote {
-                    effects.append(.remote(.publish(game: room.id, Publication(
-                        isDiff: true, seq: seq, parts: [.init(views: ["~"], frame: frame.bytes)], delayed: true))))
+                    effects.append(.remote(.diff(game: room.id, seq: seq, [RemoteFrame(audiences: .only([.delayed]), frame: frame)],
+                                                 delayed: true)))
                 }
             case .frame(let frame):
                 if let audience = room.members.audiences[.delayed] {
                     effects.append(.broadcast(frame, to: audience, arrival: nil))
                 }
-                publish(room, frame, tags: ["~"], delayed: true, into: &effects)
+                publish(room, frame, to: .only([.delayed]), delayed: true, into: &effects)
             }
         }
         rooms.noteDelayed(room)

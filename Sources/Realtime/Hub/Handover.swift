@@ -13,10 +13,11 @@ final class Handover {
     private let durability: Durability
     private let pending: PendingTable<PendingRequest>
     private let lobby: LobbyFeed
-    private weak var cluster: ClusterMachine?
+    /// The other nodes, on a cluster node (owned by the hub).
+    weak var link: (any NodeLink)?
 
     init(node: String, sessions: SessionTable, rooms: RoomTable, admission: Admission, durability: Durability,
-         pending: PendingTable<PendingRequest>, lobby: LobbyFeed, cluster: ClusterMachine?) {
+         pending: PendingTable<PendingRequest>, lobby: LobbyFeed) {
         self.node = node
         self.sessions = sessions
         self.rooms = rooms
@@ -24,8 +25,10 @@ final class Handover {
         self.durability = durability
         self.pending = pending
         self.lobby = lobby
-        self.cluster = cluster
     }
+
+    /// Whom a claim may take a game from: with no cluster around, anyone.
+    var takeoverPolicy: TakeoverPolicy { link?.takeoverPolicy ?? .any }
 
     /// What storage answered a claim: the game here (and the members that went through its
     /// old owner taken in), or the node that holds it. Returns connections whose held requests
@@ -37,20 +40,20 @@ final class Handover {
             guard let room = rooms[game] else { return resumable }
             room.epoch = ownership.epoch
             lobby.changed()
-            for request in cluster?.acquired(game, ownership, into: &effects) ?? [] {
+            for request in link?.acquired(game, ownership, into: &effects) ?? [] {
                 if case .admitQuietly(let id, let join) = request { admitQuietly(id, join, now: now, into: &effects) }
             }
             return resumable
         case .ownedBy(let owner):
-            cluster?.learned(game, owner: owner, now: now, into: &effects)
+            link?.learned(game, owner: owner, now: now, into: &effects)
             var resumable: [ConnectionID] = []
             for waiter in rooms.takeLoadWaiters(game) {
                 switch waiter {
                 case .connection(let id):
                     if sessions.endWait(id, .gameLoad(game)) { resumable.append(id) }
                 case .http(let request, let key):
-                    if let cluster, cluster.routeHTTP(request, path: "/api/games/" + game, query: key.map { "key=" + $0 }, now: now,
-                                                      into: &effects) { continue }
+                    if let link, link.routeHTTP(request, path: "/api/games/" + game, query: key.map { "key=" + $0 }, now: now,
+                                                into: &effects) { continue }
                     effects.append(.respond(request, .text(503, "the node that owns this game cannot be reached now\n")))
                 case .takeover:
                     break
@@ -58,7 +61,7 @@ final class Handover {
             }
             return resumable
         case .notFound, .failed:
-            cluster?.claimFailed(game)
+            link?.claimFailed(game)
             if case .failed = acquisition { effects.log(.error, "a game could not be claimed from the store", ["game": game]) }
             let result: LoadResult
             if case .failed(let why) = acquisition { result = .failed(why) } else { result = .notFound }
@@ -86,7 +89,7 @@ final class Handover {
     func takeOver(_ game: String, now: Instant, into effects: inout Effects) {
         if let room = rooms[game] {
             // Already here (a member's request claimed it first): the rest come in.
-            for request in cluster?.acquired(game, GameOwnership(node: node, epoch: room.epoch), into: &effects) ?? [] {
+            for request in link?.acquired(game, GameOwnership(node: node, epoch: room.epoch), into: &effects) ?? [] {
                 if case .admitQuietly(let id, let join) = request { admitQuietly(id, join, now: now, into: &effects) }
             }
             return
@@ -173,13 +176,13 @@ final class Handover {
         for id in everyone { admission.leaveGame(id, dropSelection: false, now: now, into: &effects) }
         rooms.forget(room)
         lobby.changed()
-        guard let cluster else {
+        guard let link else {
             for (id, _, _) in members {
                 effects.append(.close(id, code: 1012, reason: "this game moved to another server: reconnect with since"))
             }
             return cutShort.sorted()
         }
-        for request in cluster.lost(room.id, to: owner, members: members, now: now, into: &effects) {
+        for request in link.lost(room.id, to: owner, members: members, now: now, into: &effects) {
             if case .takeOver(let game) = request { takeOver(game, now: now, into: &effects) }
         }
         // Their held requests go on (routed to the new owner).

@@ -6,7 +6,7 @@ import Foundation
 /// clock; the shell carries the actions out. Behind it, small parts each own their state:
 ///
 /// - `SessionTable`: every connection's protocol state (rate limit, held frames, waits);
-/// - `ClusterMachine` (a cluster node only): what crosses nodes, in front of everything below;
+/// - a `NodeLink` (a cluster node only): asked where a request goes and what crosses nodes;
 /// - `Admission` (create, join, watch, leave), `Play` (commands in a game);
 /// - `RoomTable` and `GameRoom`: live games, their members, windows and outboxes;
 /// - `Durability`: commit tickets, the outbox gate, the rewind after a failed write;
@@ -14,53 +14,6 @@ import Foundation
 ///
 /// Confined to one thread (the service thread in the server), so it needs no locks.
 public final class Hub {
-    public struct Config: Sendable {
-        /// Seconds without a member or a command after which a game rests (leaves memory).
-        public var idleSeconds: Double = 600
-        /// Diff frames kept in memory per game for `since`; older ones are read from storage.
-        public var windowSize = 128
-        /// Stored diff frames read per page when a `since` reaches past the window.
-        public var historyPageSize = 256
-        /// Presence is merged: at most one update per this many seconds per game,
-        /// and at most one a second for a game with more than `crowdSize` members.
-        public var presenceInterval = 0.1
-        public var crowdSize = 100
-        /// The games this server offers (`GameCatalog.standard` in the server; a test may add its own).
-        public var games: GameCatalog
-        /// Positions a game's search may expand (about a second of one core; see the solver benchmark).
-        public var solverBudget: Int
-        /// Proven seeds kept ready per pool, so a deal that must be proven is dealt at once.
-        public var provenPoolTarget = 16
-        /// Positions whose hint is remembered.
-        public var hintCacheLimit = 20_000
-        /// Seconds after start before the pool of proven seeds is topped up.
-        public var poolRefillDelay = 10.0
-        /// Games are stored (`--data DIR`). Without storage (`--data :memory:`) nothing waits
-        /// for a commit, and games keep their whole history in memory and never rest.
-        public var durable = true
-        /// With a store shared by several nodes (`--store postgresql://...`): this node's name,
-        /// which the store records as the owner of the games it serves and which fences its writes.
-        public var sharedStoreNode: String?
-        /// New games a minute per client address (`--create-rate`); nil: no limit.
-        public var createsPerMinute: Int?
-        /// Seconds an untouched game is kept (`--retain-days`); nil: every game is kept, and
-        /// nothing needs to note joins and watches.
-        public var retainSeconds: Double?
-        /// The keys that sign users in (PROTOCOL section 19); nil: nobody signs in, no `names` are shown.
-        public var auth: TokenVerifier?
-        /// `--require-auth`: `create`, `join` and `say` need a signed-in connection.
-        public var requireAuth = false
-
-        /// How often a game's joins, watches and members are noted as touches: often enough
-        /// that a game in use is never taken for untouched, seldom enough to cost nothing.
-        var touchInterval: Double? { retainSeconds.map { min(3600, $0 / 10) } }
-
-        public init(games: GameCatalog) {
-            self.games = games
-            solverBudget = games.searchBudget
-        }
-    }
-
     let config: Config
     let sessions = SessionTable()
     let pending = PendingTable<PendingRequest>()
@@ -70,13 +23,13 @@ public final class Hub {
     let solver: SolverDesk
     let play: Play
     let admission: Admission
-    /// Set when this server is one node of a cluster on Redis.
-    let cluster: ClusterMachine?
+    /// Set when this server is one node of a cluster (`attach`).
+    private(set) var link: (any NodeLink)?
     /// Set when the store is shared by nodes: claims, takeovers, hand-overs.
     let handover: Handover?
     /// Seeds for bots' random choices.
     private var random: HubRandom
-    /// Why commands are refused: this node's cluster name taken by another process, or its
+    /// Why commands are refused: this node's name taken by another process, or its
     /// store out of reach (section 11.1); the first wins.
     private var clusterRefusal: ProtocolError?
     private var storeRefusal: ProtocolError?
@@ -88,9 +41,7 @@ public final class Hub {
     /// - Parameters:
     ///   - random: the source of game ids and tokens (the system's secure generator in the server).
     ///   - provenSeeds: the stored pools of seeds the catalog's deal prover proved.
-    ///   - cluster: this node's identity when it is one node of a cluster on Redis.
-    init(config: Config, random: @escaping @Sendable () -> UInt64, provenSeeds: [ProvenSeed] = [],
-                cluster identity: ClusterIdentity? = nil) {
+    init(config: Config, random: @escaping @Sendable () -> UInt64, provenSeeds: [ProvenSeed] = []) {
         self.config = config
         let random = HubRandom(next: random)
         self.random = random
@@ -103,22 +54,28 @@ public final class Hub {
                     games: config.games)
         admission = Admission(config: config, sessions: sessions, rooms: rooms, durability: durability, pending: pending,
                               play: play, solver: solver, lobby: lobby, random: random)
-        let sessions = self.sessions
-        let shared = config.sharedStoreNode != nil
-        let cluster = identity.map { ClusterMachine(identity: $0, sessions: sessions, sharesStore: shared) }
-        self.cluster = cluster
-        if let cluster, cluster.idsNameOwner { admission.idPrefix = cluster.identity.code }
         play.signIn.required = config.requireAuth
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
         admission.touches.interval = config.touchInterval
         if let node = config.sharedStoreNode {
-            handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission, durability: durability,
-                                pending: pending, lobby: lobby, cluster: cluster)
+            let handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission,
+                                    durability: durability, pending: pending, lobby: lobby)
+            self.handover = handover
             // A game not in memory is claimed from the store before it is served here.
-            rooms.loadRequest = { game in .acquire(game: game, node: node, takeover: cluster?.takeoverPolicy ?? .any) }
+            rooms.loadRequest = { [unowned handover] game in
+                .acquire(game: game, node: node, takeover: handover.takeoverPolicy)
+            }
         } else {
             handover = nil
         }
+    }
+
+    /// Makes this hub one node of a cluster: `link` decides where requests go and carries
+    /// what crosses nodes. Called once, before the first event.
+    func attach(_ link: any NodeLink) {
+        self.link = link
+        handover?.link = link
+        if let prefix = link.gameIDPrefix { admission.idPrefix = prefix }
     }
 
     // MARK: What the shell may read
@@ -146,7 +103,7 @@ public final class Hub {
                                 arrival: now), now: now, into: &effects)
         case .closed(let id): closed(id, now: now, into: &effects)
         case .http(let request, let path, let query):
-            if let cluster, cluster.routeHTTP(request, path: path, query: query, now: now, into: &effects) { break }
+            if let link, link.routeHTTP(request, path: path, query: query, now: now, into: &effects) { break }
             api.request(request, path: path, query: query, into: &effects)
         case .committed(let ticket, let refused):
             let commit = durability.committed(upTo: ticket, refused: refused, now: now, into: &effects)
@@ -167,18 +124,22 @@ public final class Hub {
             wakeAskedFor = nil
             releaseDelayed(now: now, into: &effects)
             turnsDue(now: now, into: &effects)
-        case .cluster(let clusterEvent):
-            guard let cluster else { break }
-            carryOut(cluster.receive(clusterEvent, now: now, into: &effects), now: now, into: &effects)
-            // A link that came up claims the node's lease at once: a node that others never saw
-            // alive could not be seen dying either.
-            if case .link(up: true) = clusterEvent {
-                carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects)
-            }
         }
+        return finish(&effects)
+    }
+
+    /// Something the node link heard from other nodes: `decide` is the link's part, and what
+    /// it asks of the hub is carried out here, in order.
+    func handleLink(at now: Instant, _ decide: (inout Effects) -> [NodeRequest]) -> [HubAction] {
+        var effects = Effects()
+        carryOut(decide(&effects), now: now, into: &effects)
+        return finish(&effects)
+    }
+
+    private func finish(_ effects: inout Effects) -> [HubAction] {
         askToWake(into: &effects)
         let actions = effects.take()
-        return cluster?.outgoing(actions) ?? actions
+        return link?.outgoing(actions) ?? actions
     }
 
     // MARK: Connections
@@ -242,10 +203,10 @@ public final class Hub {
         case .request(.request(let request), let arrival):
             // Another node's connection: who it is signed in as comes with each of its requests.
             if id.isRemote { sessions.modify(id) { $0.user = SignedUser(forwarded: request.message) } }
-            if let cluster, !id.isRemote {
-                guard cluster.route(id, request, now: now, into: &effects) == .here else { return }
+            if let link, !id.isRemote {
+                guard link.route(id, request, now: now, into: &effects) == .here else { return }
                 handle(id, request, now: now, arrival: arrival, into: &effects)
-                cluster.settle(id, into: &effects)
+                link.settle(id, into: &effects)
                 return
             }
             handle(id, request, now: now, arrival: arrival, into: &effects)
@@ -267,7 +228,7 @@ public final class Hub {
                             replay: replay, now: now, into: &effects)
         case .auth(let jwt):
             SignIn(verifier: config.auth, sessions: sessions, replies: replies)
-                .auth(id, jwt: jwt, requestID: request.id, remoteSeq: cluster?.seenSeq(id), now: now, into: &effects)
+                .auth(id, jwt: jwt, requestID: request.id, remoteSeq: link?.seenSeq(id), now: now, into: &effects)
         case .leave: admission.leave(id, requestID: request.id, now: now, into: &effects)
         case .list(let follow):
             lobby.follow(id, follow)
@@ -287,7 +248,7 @@ public final class Hub {
         if case .gameLoad(let game)? = session.wait { rooms.stopWaiting(id, for: game) }
         admission.leaveGame(id, now: now, into: &effects)
         lobby.forget(id)
-        cluster?.closed(id, into: &effects)
+        link?.closed(id, into: &effects)
         sessions.close(id)
         effects.log(.debug, "connection closed", ["conn": "\(id)"])
     }
@@ -365,7 +326,7 @@ public final class Hub {
 
     // MARK: Time
 
-    /// Merged presence, lobby updates, games going to rest, the solver pool, the cluster's rounds.
+    /// Merged presence, lobby updates, games going to rest, the solver pool, the node link's rounds.
     private func tick(now: Instant, into effects: inout Effects) {
         for room in rooms.duePresence(now: now) {
             room.enqueue(.broadcast(room.presenceFrame))
@@ -388,7 +349,7 @@ public final class Hub {
         durability.retryRebuilds(now: now, into: &effects)
         admission.touches.sweep(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
-        if let cluster { carryOut(cluster.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
+        if let link { carryOut(link.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }
     }
 
     /// Clocks that ran out and bots due to move (PROTOCOL sections 17 and 18).
@@ -415,11 +376,11 @@ public final class Hub {
         effects.append(.wake(at: due))
     }
 
-    // MARK: What the cluster asks of the node
+    // MARK: What the node link asks of the hub
 
-    /// Does what the cluster machine handed back: requests of other nodes' connections (this
-    /// node owns their games), their ends, and local connections whose forwarded requests are answered.
-    private func carryOut(_ requests: [ClusterMachine.LocalRequest], now: Instant, into effects: inout Effects) {
+    /// Does what the node link handed back: requests of other nodes' connections (this node
+    /// owns their games), their ends, and local connections whose forwarded requests are answered.
+    private func carryOut(_ requests: [NodeRequest], now: Instant, into effects: inout Effects) {
         for request in requests {
             switch request {
             case .frame(let id, let text):

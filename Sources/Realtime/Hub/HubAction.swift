@@ -2,7 +2,7 @@ import Core
 import Logging
 
 /// What the realtime layer decided, for the shell to carry out against lws, storage, worker
-/// threads, Redis and metrics. Plain values keyed by connection ids: tests compare lists of them.
+/// threads, the node link and metrics. Plain values keyed by connection ids: tests compare lists of them.
 enum HubAction: Sendable, Equatable {
     case send(OutFrame, to: ConnectionID)
     /// One frame, encoded once, to every connection of an audience (the room's own array,
@@ -22,10 +22,10 @@ enum HubAction: Sendable, Equatable {
     /// Hand the hub `HubEvent.due` at this instant (a delayed spectators' output comes due);
     /// one timer: each wake replaces the one before.
     case wake(at: Instant)
-    /// Talk to the other nodes of a cluster through Redis.
-    case cluster(ClusterAction)
-    /// What a game owes other nodes' connections, for the cluster machine to turn into
-    /// messages (`ClusterMachine.outgoing`); it never reaches the shell.
+    /// The node link's own order (a cluster node's, to Redis), in its place among the rest.
+    case link(LinkOrder)
+    /// What a game owes other nodes' connections, for the node link to turn into its own
+    /// orders (`NodeLink.outgoing`); it never reaches the shell.
     case remote(RemoteOutput)
     case countError(ErrorCode)
     /// A per-address limit refused something (`/metrics`).
@@ -33,16 +33,6 @@ enum HubAction: Sendable, Equatable {
     /// A token checked (an `auth`, or a Bearer header at the upgrade): signed in or refused.
     case countSignIn(ok: Bool)
     case log(LogLine)
-}
-
-/// What the hub owes other nodes' connections and the nodes that carry them.
-enum RemoteOutput: Sendable, Equatable {
-    /// One broadcast of a game with members on other nodes: published once for all of them.
-    case publish(game: String, Publication)
-    /// Another node's connection receives the game's broadcasts from `seq` on, in this audience.
-    case subscribed(ConnectionID, game: String, audience: String, seq: Int)
-    /// Everything a forwarded request caused has gone out to that connection.
-    case marker(ConnectionID, UInt64)
 }
 
 /// The connections that receive a game's broadcasts in one view.

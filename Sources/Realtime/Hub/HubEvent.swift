@@ -1,7 +1,7 @@
 import Core
 
 /// Everything that can happen to the realtime layer, as one value: the shell turns lws
-/// callbacks, storage and solver results, Redis messages and the ticker into these and
+/// callbacks, storage and solver results and the ticker into these and
 /// hands each to `Hub.handle(_:at:)`, with the time it read once.
 enum HubEvent: Sendable {
     /// A WebSocket connection was accepted (`query`: the upgrade's `?watch=` / `?game=&token=`;
@@ -25,8 +25,6 @@ enum HubEvent: Sendable {
     case due
     /// The store stopped answering the health probe (`problem`), or answers again (nil).
     case storeHealth(problem: String?)
-    /// Something from the other nodes of a cluster, through Redis.
-    case cluster(ClusterEvent)
 }
 
 /// The answer to a `read` action, from a reader thread.

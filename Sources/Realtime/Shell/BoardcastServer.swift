@@ -33,9 +33,10 @@ public final class BoardcastServer {
     /// What `/healthz` says.
     private var health = ServerHealth()
     private var probe: StoreProbe?
-    /// The cluster: this node's identity and Redis, and the driver once serving.
+    /// The cluster: this node's identity and Redis, the hub as a cluster node, and the driver once serving.
     private let identity: ClusterIdentity?
     private let redisAddress: RedisAddress?
+    private let clusterNode: ClusterNode?
     private var cluster: ClusterDriver?
     private var reportedCounters = ClusterCounters()
     /// `--retain-days`: when the next batch of untouched games is deleted.
@@ -116,8 +117,10 @@ public final class BoardcastServer {
             redisAddress = nil
             identity = nil
         }
-        hub = Hub(config: config, random: { var secure = SystemRandomNumberGenerator(); return secure.next() },
-                  provenSeeds: (try? store.provenSeeds()) ?? [], cluster: identity)
+        let hub = Hub(config: config, random: { var secure = SystemRandomNumberGenerator(); return secure.next() },
+                      provenSeeds: (try? store.provenSeeds()) ?? [])
+        self.hub = hub
+        clusterNode = identity.map { ClusterNode(hub: hub, identity: $0) }
         lws.events = self
         try restoreLiveGames()
     }
@@ -233,7 +236,7 @@ public final class BoardcastServer {
         default:
             break
         }
-        handle(.cluster(event), at: clock.now)
+        for action in clusterNode?.receive(event, at: clock.now) ?? [] { perform(action) }
     }
 
     private func perform(_ action: HubAction) {
@@ -254,10 +257,10 @@ public final class BoardcastServer {
             metrics.messagesOut.increment(by: Int64(sent))
             metrics.bytesOut.increment(by: Int64(sent * frame.count))
             if let arrival { metrics.moveLatency.record(.seconds(clock.now.since(arrival))) }
-        case .cluster(let action):
-            cluster?.carryOut(action)
+        case .link(let order):
+            cluster?.carryOut(order)
         case .remote:
-            break  // the cluster machine turns these into `.cluster` actions; none reach here
+            break  // the node link turns these into its own orders; none reach here
         case .close(let id, let code, let reason):
             if let connection = lws.connection(id) { lws.close(connection, code: code, reason: reason) }
         case .store(let batch, let ticket):
@@ -302,7 +305,7 @@ public final class BoardcastServer {
 
     /// The hub counts; Prometheus counters only go up: add what changed since the last report.
     private func reportClusterCounters() {
-        guard let now = hub.cluster?.counters else { return }
+        guard let now = clusterNode?.counters else { return }
         metrics.forwarded.increment(by: Int64(now.forwarded - reportedCounters.forwarded))
         metrics.published.increment(by: Int64(now.published - reportedCounters.published))
         metrics.received.increment(by: Int64(now.received - reportedCounters.received))

@@ -8,7 +8,8 @@ import Testing
 final class ClusterHarness {
     final class Node {
         let name: String
-        let hub: Hub
+        let cluster: ClusterNode
+        var hub: Hub { cluster.hub }
         let store = try! SQLiteGameStore.inMemory()
         var open: Set<ConnectionID> = []
         var sent: [ConnectionID: [String]] = [:]
@@ -18,7 +19,8 @@ final class ClusterHarness {
         init(name: String, code: String) {
             self.name = name
             let random = LockedRandom(seed: UInt64(name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) }))
-            hub = Hub(config: Hub.Config(games: .standard), random: { random.next() }, cluster: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
+            let hub = Hub(config: Hub.Config(games: .standard), random: { random.next() })
+            cluster = ClusterNode(hub: hub, identity: ClusterIdentity(node: name, code: code, leaseSeconds: 3))
         }
     }
 
@@ -94,6 +96,16 @@ final class ClusterHarness {
 
     func clearStream(_ game: String) { streams[game] = [] }
 
+    /// A klondike game created by connection 1 on `a` and watched by connection 7 on `b`: its id.
+    func createOnAWatchedFromB() -> String {
+        open("a", 1)
+        send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
+        let game = take("a", 1)[0]["game"]!.stringValue!
+        open("b", 7)
+        send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        return game
+    }
+
     /// A held node gets what waited for it, in order.
     func release(_ name: String) {
         holding.remove(name)
@@ -107,7 +119,11 @@ final class ClusterHarness {
 
     // MARK: Carrying out actions, Redis included
 
-    private func deliver(_ event: ClusterEvent, to node: Node) { run(node, .cluster(event)) }
+    private func deliver(_ event: ClusterEvent, to node: Node) {
+        node.actions = node.cluster.receive(event, at: now)
+        carryOut(node.actions, on: node)
+        drain()
+    }
 
     private func run(_ node: Node, _ event: HubEvent) {
         node.actions = hub(node, event)
@@ -134,7 +150,7 @@ final class ClusterHarness {
         while !queue.isEmpty {
             let (name, event) = queue.removeFirst()
             let node = self[name]
-            carryOut(hub(node, .cluster(event)), on: node)
+            carryOut(node.cluster.receive(event, at: now), on: node)
         }
     }
 
@@ -150,7 +166,8 @@ final class ClusterHarness {
         case .read(.load(let game)):
             let loaded = GameLoader.load(game, from: node.store, games: .standard, windowSize: 128, asOf: now.unixTime)
             carryOut(hub(node, .read(.loaded(game: game, loaded))), on: node)
-        case .cluster(let cluster):
+        case .link:
+            guard let cluster = action.clusterAction else { return }
             switch cluster {
             case .send(let target, let envelope):
                 publish(ClusterKeys.nodeChannel(target), envelope.bytes)
@@ -222,7 +239,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     @Test func aGameIdCarriesItsOwnersCodeAndAnyNodeAnswersForIt() throws {
         let cluster = ClusterHarness(["a", "b"])
         let (game, token) = create(cluster)
-        #expect(game.count == 8 && game.hasPrefix(cluster["a"].hub.cluster!.identity.code))
+        #expect(game.count == 8 && game.hasPrefix(cluster["a"].cluster.machine.identity.code))
         cluster.open("b", 7)
         cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","id":"j"}"#)
         let joined = cluster.take("b", 7)
@@ -291,21 +308,17 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func aMissedDiffIsFilledFromTheGamesStreamBeforeAnythingLater() {
         let cluster = ClusterHarness(["a", "b"])
-        let (game, _) = create(cluster)
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.createOnAWatchedFromB()
         _ = cluster.take("b", 7)
         cluster.dropping = { node, publication in node == "b" && publication.seq == 2 }
         for _ in 0..<3 { cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#) }
         #expect(cluster.take("b", 7).map { $0["seq"] } == [1, 2, 3])
-        #expect(cluster["b"].hub.cluster?.counters.gapsFilled == 1)
+        #expect(cluster["b"].cluster.counters.gapsFilled == 1)
     }
 
     @Test func whenTheStreamLostItTheMemberCatchesUpSilentlyThroughItsOwner() {
         let cluster = ClusterHarness(["a", "b"])
-        let (game, _) = create(cluster)
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        let game = cluster.createOnAWatchedFromB()
         _ = cluster.take("b", 7)
         cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
         cluster.dropping = { node, publication in node == "b" && (2...3).contains(publication.seq) }
@@ -321,9 +334,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func presenceCountsMembersOnEveryNode() {
         let cluster = ClusterHarness(["a", "b", "c"])
-        let (game, _) = create(cluster)
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        let game = cluster.createOnAWatchedFromB()
         cluster.open("c", 8)
         cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
         cluster.now += 1
@@ -387,11 +398,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 @Suite struct ClusterNodeDeathTests {
     @Test func aDeadNodesMembersLeaveThePresenceCountsOnceItsKeyStaysMissing() {
         let cluster = ClusterHarness(["a", "b", "c"])
-        cluster.open("a", 1)
-        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
-        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        let game = cluster.createOnAWatchedFromB()
         cluster.open("c", 8)
         cluster.send("c", 8, #"{"type":"watch","game":"\#(game)"}"#)
         #expect(cluster["a"].hub.room(game)?.members.spectators == 2)
@@ -412,11 +419,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func rightAfterTheLinkCameBackAMissingKeyIsARestartedRedisNotADeadNode() {
         let cluster = ClusterHarness(["a", "b"])
-        cluster.open("a", 1)
-        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
-        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        let game = cluster.createOnAWatchedFromB()
         cluster.link("a", up: false)
         cluster.link("a", up: true)
         cluster.view(alive: ["a": "1"])  // Redis came back empty; b has not renewed yet
@@ -431,23 +434,19 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 @Suite struct ClusterClockTests {
     @Test func aSilentCatchUpWaitsItsLeaseNotAFixedPointInTime() {
         let cluster = ClusterHarness(["a", "b"])
-        cluster.open("a", 1)
-        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4}}"#)
-        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.createOnAWatchedFromB()
         _ = cluster.take("b", 7)
         // b's link drops and comes back while a hears nothing: b's catch-up is in flight.
         cluster.deaf.insert("a")
         cluster.link("b", up: false)
         cluster.link("b", up: true)
-        let forwarded = cluster["b"].hub.cluster!.counters.forwarded
+        let forwarded = cluster["b"].cluster.counters.forwarded
         cluster.now += 1
         cluster.view(alive: ["a": "1", "b": "1"])
-        #expect(cluster["b"].hub.cluster!.counters.forwarded == forwarded, "still within its lease: not failed, not sent again")
+        #expect(cluster["b"].cluster.counters.forwarded == forwarded, "still within its lease: not failed, not sent again")
         cluster.now += 3  // the harness's lease
         cluster.view(alive: ["a": "1", "b": "1"])
-        #expect(cluster["b"].hub.cluster!.counters.forwarded == forwarded + 1, "past its lease: failed, and tried again")
+        #expect(cluster["b"].cluster.counters.forwarded == forwarded + 1, "past its lease: failed, and tried again")
         #expect(cluster.take("b", 7).isEmpty, "the client never hears of the node's own catch-up")
     }
 }

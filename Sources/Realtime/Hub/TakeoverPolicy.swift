@@ -1,6 +1,7 @@
 import Core
 
-/// Which current owners a node may take a game from when it claims it (PROTOCOL 11.1).
+/// Which current owners a node may take a game from when it claims it (PROTOCOL 11.1): what
+/// a claim carries (`GameLoader.acquire`) in the hub's terms; the node link decides it.
 enum TakeoverPolicy: Sendable, Equatable {
     /// From nobody but itself: Redis is down, so no game changes owner.
     case none

@@ -24,7 +24,8 @@ public struct RedisAddress: Sendable, Equatable {
 
 /// The cluster's shell: carries out `ClusterAction`s on Redis (through `RedisLink`, on the
 /// service thread's loop), runs the lease and the look at the other nodes, and hands what
-/// Redis says back as `ClusterEvent`s. Every Redis key, command and Lua script is here.
+/// Redis says back as `ClusterEvent`s. The keys and Lua scripts are `RedisProtocol.swift`'s; the
+/// hiredis side (C callbacks, reply memory) is `RedisLink`'s.
 final class ClusterDriver {
     private let identity: ClusterIdentity
     private let address: RedisAddress
@@ -52,13 +53,15 @@ final class ClusterDriver {
 
     func close() { link.close() }
 
-    func carryOut(_ action: ClusterAction) {
+    /// An order the hub carried among its actions (`HubAction.link`).
+    func carryOut(_ order: LinkOrder) {
+        guard let action = order.order(as: ClusterAction.self) else { return }
         switch action {
         case .send(let node, let envelope):
             link.command([Array("PUBLISH".utf8), Array(ClusterKeys.nodeChannel(node).utf8), envelope.bytes])
         case .publish(let game, let publication):
             if publication.isDiff {
-                link.command([Array("EVAL".utf8), Array(Self.publishDiffScript.utf8), Array("2".utf8),
+                link.command([Array("EVAL".utf8), Array(RedisScripts.publishDiff.utf8), Array("2".utf8),
                               Array(ClusterKeys.gameStream(game).utf8), Array(ClusterKeys.gameChannel(game).utf8),
                               Array("256".utf8), publication.bytes, Array("3600000".utf8)])
             } else {
@@ -89,37 +92,13 @@ final class ClusterDriver {
         }
     }
 
-    /// A diff kept in the game's capped stream and published, in one atomic step: a node
-    /// that missed the publication finds it in the stream.
-    private static let publishDiffScript = """
-        redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[2])
-        redis.call('PEXPIRE', KEYS[1], ARGV[3])
-        return redis.call('PUBLISH', KEYS[2], ARGV[2])
-        """
-
-    /// Renews this node's liveness key only while it still holds this process's incarnation:
-    /// 1 renewed, 2 renewed after it had run out (this node was paused or cut off past its
-    /// lease), 0 another process holds the name.
-    private static let renewScript = """
-        local holder = redis.call('GET', KEYS[1])
-        if holder == ARGV[1] then
-          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-          return 1
-        end
-        if holder == false then
-          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-          return 2
-        end
-        return 0
-        """
-
     /// Renews the lease, shares this node's lobby, and reads the cluster's codes, live nodes and lobbies.
     private func round(lobby: [LobbyEntry]) {
         guard link.isUp else { return }
         let lease = String(Int(identity.leaseSeconds * 1000))
         let aliveKey = ClusterKeys.alive(identity.node)
         if claimedAlive {
-            link.command("EVAL", Self.renewScript, "1", aliveKey, incarnation, lease) { [weak self] reply in
+            link.command("EVAL", RedisScripts.renew, "1", aliveKey, incarnation, lease) { [weak self] reply in
                 if reply == .integer(0) { self?.deliver(.fenced) }
                 if reply == .integer(2) { self?.deliver(.leaseLapsed) }
             }
@@ -133,7 +112,7 @@ final class ClusterDriver {
         link.command("SET", ClusterKeys.lobby(identity.node), LobbyEntry.array(lobby), "PX",
                      String(Int(max(3, identity.leaseSeconds) * 1000)))
         let nowMilliseconds = String(Int64(Date().timeIntervalSince1970 * 1000))
-        link.command("EVAL", Self.viewScript, "0", nowMilliseconds, identity.node) { [weak self] reply in
+        link.command("EVAL", RedisScripts.view, "0", nowMilliseconds, identity.node) { [weak self] reply in
             // No answer is not "every node is dead": the link dropped; the next round asks again.
             guard let self, case .array(let parts)? = reply, parts.count == 4,
                   case .array(let nodeList) = parts[0] else { return }
@@ -159,27 +138,6 @@ final class ClusterDriver {
             self.deliver(.view(codes: codes, alive: alive, lobbies: lobbies))
         }
     }
-
-    /// The cluster as one read: every node seen within the hour (this one noted now, older ones
-    /// forgotten), which of them hold their liveness key and what their lobbies are, and the
-    /// node codes (where game ids name their owner).
-    private static let viewScript = """
-        local now = tonumber(ARGV[1])
-        redis.call('ZADD', 'bc:nodes', now, ARGV[2])
-        redis.call('ZREMRANGEBYSCORE', 'bc:nodes', '-inf', now - 3600000)
-        local nodes = redis.call('ZRANGE', 'bc:nodes', 0, -1)
-        local alive, lobbies = {}, {}
-        if #nodes > 0 then
-          local aliveKeys, lobbyKeys = {}, {}
-          for i, node in ipairs(nodes) do
-            aliveKeys[i] = 'bc:alive:' .. node
-            lobbyKeys[i] = 'bc:lobby:' .. node
-          end
-          alive = redis.call('MGET', unpack(aliveKeys))
-          lobbies = redis.call('MGET', unpack(lobbyKeys))
-        end
-        return {nodes, alive, lobbies, redis.call('HGETALL', 'bc:codes')}
-        """
 
     /// The two characters that start this node's game ids: kept in its data directory, and
     /// claimed in Redis the first time (another node's code is never taken).
