@@ -36,6 +36,9 @@ enum ClusterEnvelope: Sendable, Equatable {
     /// this audience (`AudienceKey.tag`: `+` players, `*` spectators, `~` delayed spectators, a seat).
     case subscribed(connection: UInt64, game: String, audience: String, seq: Int)
     case apiAnswer(token: UInt64, status: UInt32, body: [UInt8])
+    /// From an owner that took node `from` for dead (its lease ran out) and sees it alive again:
+    /// the sessions of its connections there were closed, so its members there join again.
+    case forgotten(from: String)
 
     /// What a reply's frame is, as the owner's encoder typed it.
     enum ReplyKind: Sendable, Equatable {
@@ -64,6 +67,8 @@ enum ClusterEnvelope: Sendable, Equatable {
             return Array("S|\(connection)|\(game)|\(audience)|\(seq)".utf8)
         case .apiAnswer(let token, let status, let body):
             return Array("A|\(token)|\(status)|".utf8) + body
+        case .forgotten(let from):
+            return Array("G|\(from)".utf8)
         }
     }
 
@@ -98,6 +103,9 @@ enum ClusterEnvelope: Sendable, Equatable {
         case UInt8(ascii: "A"):
             guard let (f, rest) = fields.split(2), let token = UInt64(f[0]), let status = UInt32(f[1]) else { return nil }
             return .apiAnswer(token: token, status: status, body: rest)
+        case UInt8(ascii: "G"):
+            guard let (f, _) = fields.split(1, last: true), !f[0].isEmpty else { return nil }
+            return .forgotten(from: f[0])
         default:
             return nil
         }

@@ -23,6 +23,8 @@ final class ClusterMachine: NodeLink {
     private var linkUp = false
     private var fenced = false
     private var lastRound = Instant.distantPast
+    /// Views of the cluster taken so far (each a read of Redis's keys, about one a second).
+    private var views = 0
     private var published = 0
     /// Games this node is taking over (their owner is gone), so each is claimed once.
     private var takingOver: Set<String> = []
@@ -195,7 +197,7 @@ final class ClusterMachine: NodeLink {
         switch envelope {
         case .forward(let from, let connection, let number, let message):
             // As owner: the request of another node's connection, answered as if it were local.
-            let id = owned.session(node: from, connection: connection, now: now)
+            let id = owned.session(node: from, connection: connection, now: now, view: views)
             return [.frame(id, message), .marker(id, number)]
         case .detach(let from, let connection):
             guard let id = owned.existing(node: from, connection: connection) else { return [] }
@@ -217,6 +219,10 @@ final class ClusterMachine: NodeLink {
             for behind in feeds.subscribed(ConnectionID(raw: connection), game: game, audience: audience, seq: seq) {
                 resync(behind, now: now, into: &effects)
             }
+            return []
+        case .forgotten(let owner):
+            // Its sessions of this node's connections were closed: members there join again.
+            for id in feeds.forgotten(by: owner, into: &effects) { resync(id, now: now, into: &effects) }
             return []
         case .apiAnswer(let token, let status, let body):
             guard let pending = apiRequests.take(token) else { return [] }
@@ -260,6 +266,7 @@ final class ClusterMachine: NodeLink {
     private func view(codes: [String: String], alive: [String: String], lobbies: [String: [LobbyEntry]], now: Instant,
                       into effects: inout Effects) -> [NodeRequest] {
         let changes = nodes.read(codes: codes, alive: alive, now: now)
+        views += 1
         var requests: [NodeRequest] = [.lobbies(lobbies.filter { $0.key != identity.node && alive[$0.key] != nil })]
         // Owners gone past their lease, or never seen and past the patience: what waits on them is unavailable.
         requests += fail(feeds.failForwards { forward in
@@ -280,7 +287,14 @@ final class ClusterMachine: NodeLink {
         for node in changes.restarted.sorted() {
             effects.log(.notice, "a node restarted: its old connections' sessions here end", ["node": node])
         }
-        for id in owned.sessions(of: changes.dead.union(changes.restarted)) { requests.append(.closed(id)) }
+        for id in owned.sessions(of: changes.dead) { requests.append(.closed(id)) }
+        // A node taken for dead that was only cut off or paused still has those connections, and
+        // they think they are members: its members here were forgotten, and join again.
+        for node in changes.revived.sorted() {
+            effects.log(.notice, "a node taken for dead is back: it hears its sessions here ended", ["node": node])
+            effects.append(.cluster(.send(node: node, .forgotten(from: identity.node))))
+        }
+        for id in owned.sessions(of: changes.restarted, bornBefore: views - 2) { requests.append(.closed(id)) }
         if nodes.sharesStore {
             // Games whose owner is gone, with members here: claimed from the store (one node wins;
             // the others learn it and send their members' requests there).

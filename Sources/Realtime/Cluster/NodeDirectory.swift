@@ -109,6 +109,8 @@ struct NodeDirectory {
         var restarted: Set<String> = []
         /// Nodes gone for good as far as this node can tell: their connections' sessions end here.
         var dead: Set<String> = []
+        /// Nodes taken for dead that are alive again (the same incarnation: cut off, or paused).
+        var revived: Set<String> = []
     }
 
     mutating func read(codes: [String: String], alive: [String: String], now: Instant) -> Changes {
@@ -124,7 +126,7 @@ struct NodeDirectory {
                 if sharesStore { for (game, owner) in owners where owner.node == node { owners[game] = nil } }
             }
             known[node] = incarnation
-            dead.remove(node)
+            if dead.remove(node) != nil && !changes.restarted.contains(node) { changes.revived.insert(node) }
         }
         // A key missing while our own link has been steady is a node whose lease ran out.
         guard now.since(linkUpSince) >= Self.settling else { return changes }

@@ -339,6 +339,22 @@ final class RemoteFeeds {
                 into: &effects)
     }
 
+    /// Members an owner forgot (it took this node for dead): each stops receiving as of what it
+    /// has seen, to join again; those free to now are returned, the rest go adrift (and join
+    /// again once their request is answered).
+    func forgotten(by owner: String, into effects: inout Effects) -> [ConnectionID] {
+        var now: [ConnectionID] = []
+        for id in memberships.filter({ $0.value.owner == owner }).map(\.key).sorted() {
+            guard let membership = memberships[id] else { continue }
+            if membership.slot >= 0, let feed = feeds[membership.game] {
+                memberships[id]?.seq = max(membership.seq, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? 0)
+            }
+            stopReceiving(id, into: &effects)
+            if forwards[id] == nil && sessions.wait(of: id) == nil { now.append(id) }
+        }
+        return now
+    }
+
     /// Members whose catch-up got lost (an owner not listening yet after a restart): in a
     /// game, not receiving, and waiting for nothing.
     func adrift(ownerAlive: (String) -> Bool) -> [ConnectionID] {

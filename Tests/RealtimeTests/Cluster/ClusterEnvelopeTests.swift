@@ -36,6 +36,7 @@ import Testing
         golden(.subscribed(connection: 7, game: "ab12cd34", audience: "~", seq: 5), "S|7|ab12cd34|~|5")
         golden(.subscribed(connection: 7, game: "ab12cd34", audience: "p2", seq: 5), "S|7|ab12cd34|p2|5")
         golden(.apiAnswer(token: 3, status: 404, body: Array("no game\n".utf8)), "A|3|404|no game\n")
+        golden(.forgotten(from: "node-b"), "G|node-b")
     }
 
     @Test func publicationsCarryEveryViewsFrame() {

@@ -292,18 +292,45 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(answers.count == 1, "two requests, two answers in all (one unavailable): \(answers)")
     }
 
+    @Test func membersOfANodeTakenForDeadJoinAgainWhenItIsBack() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "four", options: "{}")
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        _ = cluster.take("b", 7)
+        cluster.send("a", 1, #"{"type":"tap","target":"/columns/3"}"#)
+        _ = cluster.take("b", 7)
+        // b is cut off past its lease: a takes it for dead and ends its sessions; b never knew.
+        cluster.view(alive: ["a": "1"])
+        cluster.now += 2  // past the grace for a missing key
+        cluster.view(alive: ["a": "1"])
+        cluster.now += 1
+        cluster.view(alive: ["a": "1", "b": "1"])  // b is back, the same process
+        cluster.send("b", 7, #"{"type":"tap","target":"/columns/4","id":"t"}"#)
+        let reply = cluster.take("b", 7)
+        #expect(reply.first { $0["type"] == "diff" }?["cause"]?["by"] == "p2", "still p2, still in the game: \(reply)")
+        #expect(reply.last?["type"] == "ack")
+    }
+
     @Test func aNodeThatRestartedGivesUpItsOldConnectionsSeats() {
         let cluster = ClusterHarness(["a", "b"])
         let (game, token) = create(cluster, kind: "four", options: "{}")
         cluster.open("b", 7)
         cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
         #expect(cluster.take("b", 7).first?["you"] == "p2")
+        for _ in 0..<3 { cluster.view(alive: ["a": "1", "b": "1"]) }  // seconds go by
         // b is killed and back within its lease: a new incarnation, none of its old connections.
+        // One of its new connections watches before a's next view sees the new incarnation.
+        cluster.open("b", 9)
+        cluster.send("b", 9, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = cluster.take("b", 9)
         cluster.view(alive: ["a": "1", "b": "2"])
         cluster.open("b", 8)
         cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
         let joined = cluster.take("b", 8)
         #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free again: \(joined)")
+        cluster.send("a", 1, #"{"type":"tap","target":"/columns/3"}"#)
+        #expect(cluster.take("b", 9).contains { $0["type"] == "diff" }, "a new connection's session is not taken for an old one")
     }
 
     @Test func aMissedDiffIsFilledFromTheGamesStreamBeforeAnythingLater() {
