@@ -895,3 +895,27 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(spectator.first?["cause"] == .object(["type": "leave", "by": "p1"]))
     }
 }
+
+/// Player ids of a game without seats are stored as they are handed out (issue 29: a node
+/// that took a game over gave a new player the id of a member who had not moved yet, and that
+/// member came back as someone else).
+@Suite struct IssuedPlayerIDTests {
+    @Test func anIdHandedOutIsNeverHandedOutAgainAfterALoad() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.open(3)
+        h.send(1, #"{"type":"create","kind":"plane","options":{"seed":5}}"#)
+        let created = try #require(h.take(1).first { $0["type"] == "created" })
+        let (game, token) = (created["game"]!.stringValue!, created["token"]!.stringValue!)
+        h.send(1, #"{"type":"add"}"#)
+        h.send(3, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        #expect(h.take(3).first?["you"] == "p2")  // and it has not moved
+        guard case .loaded(let loaded) = GameLoader.load(game, from: h.store, games: .standard, windowSize: 128,
+                                                         asOf: h.now.unixTime) else {
+            Issue.record("not stored")
+            return
+        }
+        let room = GameRoom(loaded: loaded, windowSize: 128, now: h.now)
+        #expect(room.members.add(asPlayer: true, seat: nil, id: 9).role == .player("p3"), "p2 is the member's, wherever it comes back")
+    }
+}

@@ -256,11 +256,14 @@ final class Admission {
                        requestID: JSON?, isCreation: Bool, quiet: Bool, now: Instant, into effects: inout Effects) {
         guard sessions.isOpen(id) else { return }
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
-        if case .player(let player) = role, let user = sessions[id]?.signedIn(at: now), room.record(user, as: player) {
+        if case .player(let player) = role {
             // Stored with the game (before anything it is told): the user takes this place back
-            // after a restart or through another node.
-            durability.store(StoreBatch(games: [room.storedGame]), for: room, into: &effects)
-            lobby.changed()
+            // after a restart or through another node, and no node hands this id out again.
+            let recorded = sessions[id]?.signedIn(at: now).map { room.record($0, as: player) } ?? false
+            if room.noteIssued(player) || recorded {
+                durability.store(StoreBatch(games: [room.storedGame]), for: room, into: &effects)
+            }
+            if recorded { lobby.changed() }
         }
         let key = room.audienceKey(for: role, seat: seat)
         sessions.join(id, room: room, role: role, key: key, name: name)

@@ -119,7 +119,7 @@ struct RoomMembers {
     /// `p1`, `p2`...: the player ids of a game without seats (up to a million).
     static func isPlayerID(_ name: String) -> Bool { playerNumber(name) != nil }
 
-    private static func playerNumber(_ name: String) -> Int? {
+    static func playerNumber(_ name: String) -> Int? {
         guard name.hasPrefix("p"), let number = Int(name.dropFirst()), (1...1_000_000).contains(number),
               name == "p\(number)" else { return nil }
         return number

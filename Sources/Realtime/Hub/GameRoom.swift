@@ -17,8 +17,15 @@ final class GameRoom {
     let watchPolicy: WatchPolicy
     /// The signed-in users who played, by player id; stored with the options.
     private(set) var users = GameUsers() {
-        didSet { storedOptions = users.stored.map { options.setting(GameUsers.option, to: $0) } ?? options }
+        didSet { rebuildStoredOptions() }
     }
+    /// The highest player id (`pN`) handed out in a game without seats. Stored with the options,
+    /// so a node that takes the game over never hands out one again: a player who has not moved
+    /// yet still comes back to its own id through any node.
+    private(set) var issuedPlayers = 0 {
+        didSet { rebuildStoredOptions() }
+    }
+    static let issuedPlayersOption = "issuedPlayers"
     /// The options as stored: with the users, kept here so a move's summary row does not rebuild them.
     private var storedOptions: JSON
     /// Whether members see `names` (the server signs users in).
@@ -113,13 +120,27 @@ final class GameRoom {
     /// Notes that a signed-in user plays as `player`; true if the stored game must be written again.
     func record(_ user: SignedUser, as player: String) -> Bool { users.record(user, as: player) }
 
+    /// A player id handed out: true if it is past every one stored (the game's row is stored again).
+    func noteIssued(_ player: String) -> Bool {
+        guard seats.isEmpty, let number = RoomMembers.playerNumber(player), number > max(issuedPlayers, 1) else { return false }
+        issuedPlayers = number
+        return true
+    }
+
+    private func rebuildStoredOptions() {
+        var stored = users.stored.map { options.setting(GameUsers.option, to: $0) } ?? options
+        if issuedPlayers > 1 { stored = stored.setting(Self.issuedPlayersOption, to: .int(issuedPlayers)) }
+        storedOptions = stored
+    }
+
     /// A room rebuilt from storage by `GameLoader`.
     init(loaded: LoadedGame, windowSize: Int, now: Instant) {
         id = loaded.stored.id
         kind = loaded.game.kind
         game = loaded.game
         tokenHash = loaded.stored.tokenHash
-        options = loaded.stored.options.removing(GameUsers.option)
+        options = loaded.stored.options.removing(GameUsers.option).removing(Self.issuedPlayersOption)
+        issuedPlayers = loaded.stored.options[Self.issuedPlayersOption]?.intValue ?? 0
         storedOptions = loaded.stored.options
         watchPolicy = WatchPolicy(stored: options)
         users = GameUsers(stored: loaded.stored.options[GameUsers.option])
@@ -141,7 +162,7 @@ final class GameRoom {
 
     private func restore(_ loaded: LoadedGame, now: Instant) {
         seq = loaded.seq
-        members.continuePlayerIDs(from: max(loaded.nextPlayer, users.nextPlayerNumber))
+        members.continuePlayerIDs(from: max(loaded.nextPlayer, users.nextPlayerNumber, issuedPlayers + 1))
         chat = ChatLog(recent: loaded.recentChat)
         if let seated = loaded.bots { seatBots(seated) }
         delayLine = nil
