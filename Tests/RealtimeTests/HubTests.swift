@@ -919,3 +919,20 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(room.members.add(asPlayer: true, seat: nil, id: 9).role == .player("p3"), "p2 is the member's, wherever it comes back")
     }
 }
+
+/// A member that joins again while it holds its own player id keeps it (issue 29: a node's
+/// silent catch-up sent twice made a Klondike player someone else).
+@Suite struct RejoinKeepsTheIdTests {
+    @Test func aPlayerJoiningAgainWithItsOwnIdKeepsIt() {
+        let h = HubHarness()
+        h.open(1)
+        h.open(2)
+        let (game, token) = h.createKlondike(1)
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        #expect(h.take(2).first?["you"] == "p2")
+        h.send(2, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        #expect(h.take(2).first?["you"] == "p2", "its own id, not the next one")
+        h.send(2, #"{"type":"tap","target":"/stock"}"#)
+        #expect(h.take(2).first?["cause"]?["by"] == "p2")
+    }
+}

@@ -32,7 +32,9 @@ extension Placement {
             // through another node (`seat`: the id its `joined` gave it) gets that id if nobody
             // holds it and it is no other user's; anyone else the next one.
             if let own { return .success(Placement(seat: own, evicts: room.members.holder(of: own))) }
-            if let asked, RoomMembers.isPlayerID(asked), room.members.holder(of: asked) == nil, !isOthers(asked) {
+            // Held by this very connection: a member joining again (a node's silent catch-up
+            // sent twice) keeps its id.
+            if let asked, RoomMembers.isPlayerID(asked), room.members.holder(of: asked) ?? id == id, !isOthers(asked) {
                 return .success(Placement(seat: asked))
             }
             return .success(Placement())
