@@ -211,10 +211,13 @@ final class ClusterMachine: NodeLink {
             guard !id.isRemote, sessions.isOpen(id) else { return [] }
             let outcome = feeds.reply(id, kind: kind, frame: frame, into: &effects)
             if outcome.deliver { effects.send(OutFrame(bytes: frame, kind: FrameKind(kind)), to: id) }
+            if let instead = outcome.instead { effects.send(instead, to: id) }
             return outcome.leavesLocalGame ? [.leaveLocalGame(id)] : []
         case .done(let connection, let number):
             let id = ConnectionID(raw: connection)
-            return feeds.done(id, number: number) ? [.resume(id)] : []
+            guard feeds.done(id, number: number) else { return [] }
+            if feeds.takeRejoin(id) { resync(id, now: now, into: &effects) }
+            return [.resume(id)]
         case .subscribed(let connection, let game, let audience, let seq):
             for behind in feeds.subscribed(ConnectionID(raw: connection), game: game, audience: audience, seq: seq) {
                 resync(behind, now: now, into: &effects)

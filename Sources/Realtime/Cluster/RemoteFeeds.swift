@@ -111,6 +111,9 @@ final class RemoteFeeds {
     }
 
     /// The owner's `done`: the forward is answered in full. True if it was the one waited for.
+    /// Whether a member should join again now that its forward is done (see `rejoinAfterDone`).
+    func takeRejoin(_ id: ConnectionID) -> Bool { rejoinAfterDone.remove(id) != nil }
+
     func done(_ id: ConnectionID, number: UInt64) -> Bool {
         staleJoins.remove(id)
         guard forwards[id]?.number == number, sessions.endWait(id, .remote(number)) else { return false }
@@ -143,7 +146,13 @@ final class RemoteFeeds {
         var deliver: Bool
         /// The connection joined a remote game while in a game of this node: it leaves that one.
         var leavesLocalGame = false
+        /// Sent instead of the owner's frame.
+        var instead: OutFrame?
     }
+
+    /// Members whose owner answered a command `not-joined` (it took this node for dead and
+    /// ended their sessions): they join again once that forward is done.
+    private var rejoinAfterDone: Set<ConnectionID> = []
 
     /// An owner answers a forward given up (its client already heard `unavailable`) as late as it
     /// gets to it: such stale replies are dropped here, so a client gets one answer per request
@@ -181,9 +190,20 @@ final class RemoteFeeds {
             memberships[id]?.seq = seq
             return ReplyOutcome(deliver: true)
         case .answer:
-            guard let forward = forwards[id], !forward.answered,
-                  (try? JSONText.parse(frame))?["id"] == forward.requestID else { return ReplyOutcome(deliver: false) }
+            let answer = try? JSONText.parse(frame)
+            guard let forward = forwards[id], !forward.answered, answer?["id"] == forward.requestID else {
+                return ReplyOutcome(deliver: false)
+            }
             forwards[id]?.answered = true
+            let asked = forward.join?["type"]?.stringValue
+            if asked != "join", asked != "watch", answer?["code"] == "not-joined", memberships[id] != nil {
+                // The owner forgot this member (it took this node for dead): the command was not
+                // applied, and the member joins again, silently, before its client's next try.
+                stopReceivingToRejoin(id, into: &effects)
+                rejoinAfterDone.insert(id)
+                let refusal = ProtocolError.unavailable("the node that owns this game lost this connection for a moment; send it again")
+                return ReplyOutcome(deliver: false, instead: ServerMessage.error(refusal, id: forward.requestID).frame)
+            }
             return ReplyOutcome(deliver: !silent)
         case .left(let game):
             if memberships[id]?.game == game {
@@ -345,14 +365,20 @@ final class RemoteFeeds {
     func forgotten(by owner: String, into effects: inout Effects) -> [ConnectionID] {
         var now: [ConnectionID] = []
         for id in memberships.filter({ $0.value.owner == owner }).map(\.key).sorted() {
-            guard let membership = memberships[id] else { continue }
-            if membership.slot >= 0, let feed = feeds[membership.game] {
-                memberships[id]?.seq = max(membership.seq, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? 0)
-            }
-            stopReceiving(id, into: &effects)
+            stopReceivingToRejoin(id, into: &effects)
             if forwards[id] == nil && sessions.wait(of: id) == nil { now.append(id) }
         }
         return now
+    }
+
+    /// Stops passing a member its game's broadcasts, noting what it has seen, so that a join
+    /// sent again on its behalf asks only for what it missed.
+    private func stopReceivingToRejoin(_ id: ConnectionID, into effects: inout Effects) {
+        guard let membership = memberships[id] else { return }
+        if membership.slot >= 0, let feed = feeds[membership.game] {
+            memberships[id]?.seq = max(membership.seq, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? 0)
+        }
+        stopReceiving(id, into: &effects)
     }
 
     /// Members whose catch-up got lost (an owner not listening yet after a restart): in a
@@ -432,6 +458,7 @@ final class RemoteFeeds {
 
     func closed(_ id: ConnectionID, into effects: inout Effects) {
         staleJoins.remove(id)
+        rejoinAfterDone.remove(id)
         detach(id, into: &effects)
         if let forward = forwards.removeValue(forKey: id), let game = forward.game { dropFeedIfIdle(game, into: &effects) }
     }

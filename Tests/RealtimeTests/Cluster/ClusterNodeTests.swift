@@ -312,6 +312,25 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(reply.last?["type"] == "ack")
     }
 
+    @Test func aMemberItsOwnerForgotJoinsAgainBeforeItsNextTry() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "four", options: "{}")
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        cluster.send("a", 1, #"{"type":"tap","target":"/columns/3"}"#)
+        _ = cluster.take("b", 7)
+        // a takes b for dead and ends its sessions; b's member moves before a sees b back.
+        cluster.view(alive: ["a": "1"])
+        cluster.now += 2
+        cluster.view(alive: ["a": "1"])
+        cluster.send("b", 7, #"{"type":"tap","target":"/columns/4","id":"t"}"#)
+        let refused = cluster.take("b", 7)
+        #expect(refused.map { $0["code"] } == ["unavailable"], "not applied, and not `not-joined`: \(refused)")
+        cluster.send("b", 7, #"{"type":"tap","target":"/columns/4","id":"t"}"#)
+        let reply = cluster.take("b", 7)
+        #expect(reply.first { $0["type"] == "diff" }?["cause"]?["by"] == "p2", "joined again as p2: \(reply)")
+    }
+
     @Test func aNodeThatRestartedGivesUpItsOldConnectionsSeats() {
         let cluster = ClusterHarness(["a", "b"])
         let (game, token) = create(cluster, kind: "four", options: "{}")
