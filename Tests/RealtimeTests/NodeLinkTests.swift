@@ -51,6 +51,24 @@ import Testing
         #expect(link.settled.contains(2), "served here: the link hears of it")
     }
 
+    @Test func anotherNodesWatchCutShortByAFailedWriteIsSubscribedThereWhenTheGameIsBack() {
+        let harness = HubHarness()
+        harness.hub.attach(StandInLink())
+        harness.open(1)
+        let (game, _) = harness.createKlondike(1)
+        harness.autoCommit = false
+        harness.hangWrites = true
+        harness.send(1, #"{"type":"tap","target":"/stock","id":"lost"}"#)
+        let remote = harness.hub.sessions.openRemote(now: harness.now)
+        _ = harness.hub.handleLink(at: harness.now) { _ in
+            [.frame(remote, Array(#"{"type":"watch","game":"\#(game)","id":"w"}"#.utf8)), .marker(remote, 7)]
+        }
+        harness.run(.storageFailed(harness.lastTicket...harness.lastTicket, reason: "connection lost"))
+        #expect(harness.actions.contains(.remote(.subscribed(remote, game: game, audience: .spectators, seq: 0))),
+                "its node hears it receives the game from seq 0, or it would catch it up again from nothing")
+        #expect(harness.actions.contains(.remote(.marker(remote, 7))))
+    }
+
     @Test func anotherNodesRequestIsServedAsIfLocalAndEndsWithItsMarker() {
         let harness = HubHarness()
         harness.hub.attach(StandInLink())

@@ -423,7 +423,14 @@ final class Durability {
                 for (acked, requestID) in rewind.acks where acked == id {
                     effects.send(ServerMessage.ack(id: requestID, seq: room.seq(for: session.key)).frame, to: id)
                 }
-                if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
+                if session.recipientSlot < 0 {
+                    sessions.setSlot(id, room.members.subscribe(id, key: session.key))
+                    // Another node's connection: its node must hear it too, or its member never
+                    // receives the game and is caught up again from nothing.
+                    if id.isRemote {
+                        effects.append(.remote(.subscribed(id, game: room.id, audience: session.key, seq: room.seq(for: session.key))))
+                    }
+                }
             }
             settleResent(rewind, in: room, into: &effects)
         case .notFound, .failed:
