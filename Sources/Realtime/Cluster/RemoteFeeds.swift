@@ -5,53 +5,6 @@ import Core
 /// receives, and each such game's feed: the publications passed on in seq order, a gap
 /// filled from the game's stream, or the members caught up again through the owner.
 final class RemoteFeeds {
-    /// A local connection in a game another node owns.
-    struct Membership {
-        var owner: String
-        var game: String
-        /// The join or watch that put it there, to send again (with `since`) to catch it up.
-        var join: JSON
-        /// Its audience in the game (`AudienceKey.tag`), as the owner's marker said.
-        var audience = ""
-        /// The seq of the last diff it was given in the owner's replies.
-        var seq: Int
-        /// Its slot in its feed's audience while it receives publications; -1 before.
-        var slot = -1
-    }
-
-    /// One remote game as this node receives it.
-    struct Feed {
-        var audiences: [String: Audience] = [:]
-        var receivers = 0
-        /// The seq of the last diff passed on (nil: none seen yet), live and to delayed spectators.
-        var lastSeq: Int?
-        var lastDelayedSeq: Int?
-        /// Publications held while a gap is read from the game's stream.
-        var gap: [Publication]?
-        /// Redis confirmed the channel: forwards that join the game waited for that.
-        var subscribed = false
-        var awaiting: [(owner: String, envelope: ClusterEnvelope)] = []
-        /// The delayed stream skipped a seq: its spectators catch up through the owner.
-        var resyncDue = false
-    }
-
-    /// A request carried to an owner and not yet answered in full.
-    struct Forward {
-        var owner: String
-        var number: UInt64
-        var requestID: JSON?
-        var deadline: Instant
-        var sent: Instant
-        /// A join or watch: the message, and the game it is for.
-        var join: JSON?
-        var game: String?
-        /// Sent by this node to catch a member up, not by its client: the client sees only the
-        /// diffs it missed (no second `joined`, no ack, no error if it fails).
-        var silent: Bool
-        /// Its ack or error came: any other is stale (an earlier forward's, given up).
-        var answered = false
-    }
-
     private let node: String
     private let sessions: SessionTable
     private(set) var memberships: [ConnectionID: Membership] = [:]
@@ -110,10 +63,10 @@ final class RemoteFeeds {
         feeds[game]?.awaiting = []
     }
 
-    /// The owner's `done`: the forward is answered in full. True if it was the one waited for.
     /// Whether a member should join again now that its forward is done (see `rejoinAfterDone`).
     func takeRejoin(_ id: ConnectionID) -> Bool { rejoinAfterDone.remove(id) != nil }
 
+    /// The owner's `done`: the forward is answered in full. True if it was the one waited for.
     func done(_ id: ConnectionID, number: UInt64) -> Bool {
         staleJoins.remove(id)
         guard forwards[id]?.number == number, sessions.endWait(id, .remote(number)) else { return false }
@@ -486,13 +439,4 @@ final class RemoteFeeds {
         feeds[game] = nil
         effects.append(.cluster(.unsubscribe(game: game)))
     }
-}
-
-/// What a cluster node counts for `/metrics`.
-struct ClusterCounters: Sendable, Equatable {
-    var forwarded = 0
-    var published = 0
-    var received = 0
-    var gapsFilled = 0
-    var resyncs = 0
 }
