@@ -154,9 +154,8 @@ final class ClusterMachine: NodeLink {
             if up {
                 nodes.linkCameUp(now: now)
                 // Broadcasts may have been missed while the link was down: every remote member catches up.
-                for id in feeds.members(where: { _ in true }) { resync(id, now: now, into: &effects) }
                 lastRound = .distantPast
-                return []
+                return resync(feeds.members(where: { _ in true }), now: now, into: &effects)
             }
             return fail(feeds.failForwards { _ in true })
         case .view(let codes, let alive, let lobbies):
@@ -170,14 +169,12 @@ final class ClusterMachine: NodeLink {
         case .gameMessage(let game, let bytes):
             guard let publication = Publication.parse(bytes) else { return [] }
             feeds.publication(publication, of: game, into: &effects)
-            for id in feeds.takeDelayedGaps() { resync(id, now: now, into: &effects) }
-            return []
+            return resync(feeds.takeDelayedGaps(), now: now, into: &effects)
         case .subscribed(let game):
             feeds.channelSubscribed(game, into: &effects)
             return []
         case .streamRead(let game, let publications):
-            for id in feeds.streamRead(game, publications, into: &effects) { resync(id, now: now, into: &effects) }
-            return []
+            return resync(feeds.streamRead(game, publications, into: &effects), now: now, into: &effects)
         case .codeFound(let code, let node, let linkFailed):
             return codeFound(code, node: node, linkFailed: linkFailed)
         case .fenced:
@@ -216,17 +213,13 @@ final class ClusterMachine: NodeLink {
         case .done(let connection, let number):
             let id = ConnectionID(raw: connection)
             guard feeds.done(id, number: number) else { return [] }
-            if feeds.takeRejoin(id) { resync(id, now: now, into: &effects) }
-            return [.resume(id)]
+            return (feeds.takeRejoin(id) ? resync([id], now: now, into: &effects) : []) + [.resume(id)]
         case .subscribed(let connection, let game, let audience, let seq):
-            for behind in feeds.subscribed(ConnectionID(raw: connection), game: game, audience: audience, seq: seq) {
-                resync(behind, now: now, into: &effects)
-            }
-            return []
+            let behind = feeds.subscribed(ConnectionID(raw: connection), game: game, audience: audience, seq: seq)
+            return resync(behind, now: now, into: &effects)
         case .forgotten(let owner):
             // Its sessions of this node's connections were closed: members there join again.
-            for id in feeds.forgotten(by: owner, into: &effects) { resync(id, now: now, into: &effects) }
-            return []
+            return resync(feeds.forgotten(by: owner, into: &effects), now: now, into: &effects)
         case .apiAnswer(let token, let status, let body):
             guard let pending = apiRequests.take(token) else { return [] }
             let type = status == 200 ? "application/json" : "text/plain"
@@ -261,8 +254,10 @@ final class ClusterMachine: NodeLink {
         }
     }
 
-    private func resync(_ id: ConnectionID, now: Instant, into effects: inout Effects) {
-        feeds.resync(id, now: now, lease: identity.leaseSeconds, into: &effects)
+    /// Members to catch up through their owners; a command one of them waited on is given up
+    /// (`RemoteFeeds.resync`), and its client hears `unavailable`.
+    private func resync(_ ids: [ConnectionID], now: Instant, into effects: inout Effects) -> [NodeRequest] {
+        fail(ids.compactMap { feeds.resync($0, now: now, lease: identity.leaseSeconds, into: &effects) })
     }
 
     /// What the periodic look at Redis found.
@@ -278,9 +273,9 @@ final class ClusterMachine: NodeLink {
                 || now > forward.deadline
         })
         // Owners back with a new incarnation lost their sessions: members join again.
-        for id in feeds.members(where: { changes.restarted.contains($0.owner) }) { resync(id, now: now, into: &effects) }
+        requests += resync(feeds.members(where: { changes.restarted.contains($0.owner) }), now: now, into: &effects)
         // Members whose catch-up got lost (an owner not listening yet after a restart) try again.
-        for id in feeds.adrift(ownerAlive: nodes.isAlive) { resync(id, now: now, into: &effects) }
+        requests += resync(feeds.adrift(ownerAlive: nodes.isAlive), now: now, into: &effects)
         // Nodes whose lease ran out: their connections' sessions here end, and leave the presence counts.
         for node in changes.dead.sorted() {
             effects.log(.notice, "a node's lease ran out: its connections' sessions here end", ["node": node])
@@ -389,7 +384,9 @@ extension ClusterMachine {
         takingOver.remove(game)
         nodes.learn(owner: owner, of: game)
         guard let node = owner.node, node != identity.node else { return }
-        for id in feeds.repoint(game, to: node) { resync(id, now: now, into: &effects) }
+        for id in feeds.repoint(game, to: node) {
+            _ = feeds.resync(id, busy: .leftAlone, now: now, lease: identity.leaseSeconds, into: &effects)
+        }
     }
 
     /// A claim could not be made (the store could not be reached): the next look tries again.
@@ -410,7 +407,7 @@ extension ClusterMachine {
         }
         for (id, join, seen) in members {
             feeds.adopt(id, game: game, owner: node, join: join, seen: seen)
-            resync(id, now: now, into: &effects)
+            _ = feeds.resync(id, busy: .leftAlone, now: now, lease: identity.leaseSeconds, into: &effects)
         }
         return []
     }

@@ -298,8 +298,32 @@ final class RemoteFeeds {
 
     /// Takes a member out of its feed's audience and sends its join again, silently, with
     /// `since` its last seq: the client gets only the diffs it missed.
-    func resync(_ id: ConnectionID, now: Instant, lease: Double, into effects: inout Effects) {
-        guard let membership = memberships[id], sessions.isOpen(id), sessions.wait(of: id) == nil else { return }
+    ///
+    /// A member busy with a request stops receiving now all the same: the feed moves on past
+    /// what it missed. A command of its that waits for the owner is given up and returned (its
+    /// client hears `unavailable` and sends it again, acked with its seq if it was applied): its
+    /// ack would otherwise come before the diffs missed, the one it caused among them. A join
+    /// of its own brings it up to date; any other wait ends and leaves it adrift, to catch up then.
+    /// `busy: .leftAlone` keeps the old way for members that move to a new owner: a busy one
+    /// goes on receiving (the new owner's markers show whether it fell behind).
+    func resync(_ id: ConnectionID, busy: BusyMember = .caughtUp, now: Instant, lease: Double,
+                into effects: inout Effects) -> (ConnectionID, Forward)? {
+        guard let membership = memberships[id], sessions.isOpen(id) else { return nil }
+        if busy == .leftAlone, forwards[id] != nil || sessions.wait(of: id) != nil { return nil }
+        var givenUp: (ConnectionID, Forward)?
+        if let forward = forwards[id] {
+            let asked = forward.join?["type"]?.stringValue
+            guard !forward.silent, asked != "join", asked != "watch",
+                  let failed = failForwards(where: { $0.number == forward.number }).first else {
+                stopReceivingToRejoin(id, into: &effects)
+                return nil
+            }
+            givenUp = failed
+        }
+        guard sessions.wait(of: id) == nil else {
+            stopReceivingToRejoin(id, into: &effects)
+            return givenUp
+        }
         var since = membership.seq
         if membership.slot >= 0, let feed = feeds[membership.game] {
             since = max(since, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? since)
@@ -307,10 +331,15 @@ final class RemoteFeeds {
         stopReceiving(id, into: &effects)
         memberships[id]?.seq = since
         let message = membership.join.setting("since", to: .int(since)).removing("id")
-        guard case .request(let request) = ClientMessageParser.parse(message: message, games: .noGameCommands) else { return }
+        guard case .request(let request) = ClientMessageParser.parse(message: message, games: .noGameCommands) else {
+            return givenUp
+        }
         forward(id, request, to: membership.owner, game: membership.game, now: now, lease: lease, silent: true,
                 into: &effects)
+        return givenUp
     }
+
+    enum BusyMember { case caughtUp, leftAlone }
 
     /// Members an owner forgot (it took this node for dead): each stops receiving as of what it
     /// has seen, to join again; those free to now are returned, the rest go adrift (and join

@@ -34,6 +34,8 @@ final class ClusterHarness {
     /// Nodes whose node-channel messages wait (a slow owner) until `release`.
     var holding: Set<String> = []
     private var held: [(node: String, payload: [UInt8])] = []
+    /// Connections whose forwarded requests wait (an owner slow to get to one member) until `release`.
+    var holdingForwardsOf: Set<ConnectionID> = []
     /// Publications on a game channel that a node does not get (a missed message).
     var dropping: ((String, Publication) -> Bool)?
     private let codes: [String: String]
@@ -109,6 +111,7 @@ final class ClusterHarness {
     /// A held node gets what waited for it, in order.
     func release(_ name: String) {
         holding.remove(name)
+        holdingForwardsOf = []
         queue += held.filter { $0.node == name }.map { ($0.node, ClusterEvent.nodeMessage($0.payload)) }
         held.removeAll { $0.node == name }
         drain()
@@ -194,13 +197,18 @@ final class ClusterHarness {
         }
     }
 
+    private func isHeldForward(_ payload: [UInt8]) -> Bool {
+        guard case .forward(_, let connection, _, _)? = ClusterEnvelope.parse(payload) else { return false }
+        return holdingForwardsOf.contains(ConnectionID(raw: connection))
+    }
+
     private func publish(_ channel: String, _ payload: [UInt8]) {
         for name in (subscriptions[channel] ?? []).sorted() {
             if channel.hasPrefix(ClusterKeys.gamePrefix) {
                 let game = String(channel.dropFirst(ClusterKeys.gamePrefix.count))
                 if let publication = Publication.parse(payload), dropping?(name, publication) == true { continue }
                 queue.append((name, .gameMessage(game: game, payload)))
-            } else if holding.contains(name) {
+            } else if holding.contains(name) || isHeldForward(payload) {
                 held.append((name, payload))
             } else if !deaf.contains(name) {
                 queue.append((name, .nodeMessage(payload)))
@@ -376,6 +384,42 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let got = cluster.take("b", 7)
         #expect(types(got) == ["diff", "diff", "diff", "diff"], "no second joined, no ack: only what it missed")
         #expect(got.map { $0["seq"] } == [1, 2, 3, 4])
+    }
+
+    @Test func aMemberFoundBehindWhileItsCommandWaitsCatchesUpWithoutAGap() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster)
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)"}"#)
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)"}"#)
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        _ = cluster.take("b", 7)
+        #expect(cluster.take("b", 8).last?["seq"] == 1)
+        // 8's command waits at its owner; meanwhile b misses diff 2, and the stream lost it too.
+        cluster.holdingForwardsOf = [8]
+        cluster.send("b", 8, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        cluster.dropping = { node, publication in node == "b" && publication.seq == 2 }
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.clearStream(game)
+        cluster.dropping = nil
+        // 3 shows the gap: both members catch up through a; 7's marker (at 3) moves b's feed on.
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.release("a")
+        cluster.view(alive: ["a": "1", "b": "1"])
+        cluster.send("b", 8, #"{"type":"tap","target":"/stock","id":"t"}"#)
+        let got = cluster.take("b", 8)
+        let seqs = got.filter { $0["type"] == "diff" }.compactMap { $0["seq"]?.intValue }
+        #expect(seqs == Array(2...seqs.count + 1), "every diff once, in order: \(seqs)")
+        let acks = got.filter { $0["id"] == "t" }
+        #expect(acks.last?["type"] == "ack", "its command is answered, and acked when sent again: \(acks)")
+        if let seq = acks.last?["seq"]?.intValue {
+            let diffAt = got.firstIndex { $0["type"] == "diff" && $0["seq"]?.intValue == seq }
+            let ackAt = got.lastIndex { $0["id"] == "t" }
+            #expect(diffAt != nil && diffAt! < ackAt!, "the diff its command caused comes before its ack: \(got)")
+        }
+        #expect(cluster.take("b", 7).compactMap { $0["seq"]?.intValue } == [2, 3, 4, 5])
     }
 
     @Test func presenceCountsMembersOnEveryNode() {
