@@ -155,6 +155,7 @@ final class ClusterMachine: NodeLink {
                 nodes.linkCameUp(now: now)
                 // Broadcasts may have been missed while the link was down: every remote member catches up.
                 lastRound = .distantPast
+                feeds.sendOwedDetaches(into: &effects)
                 return resync(feeds.members(where: { _ in true }), now: now, into: &effects)
             }
             return fail(feeds.failForwards { _ in true })
@@ -219,7 +220,16 @@ final class ClusterMachine: NodeLink {
             return resync(behind, now: now, into: &effects)
         case .forgotten(let owner):
             // Its sessions of this node's connections were closed: members there join again.
-            return resync(feeds.forgotten(by: owner, into: &effects), now: now, into: &effects)
+            var requests = resync(feeds.forgotten(by: owner, into: &effects), now: now, into: &effects)
+            if nodes.sharesStore {
+                // A node that took this one for dead may have taken its games, after the check its
+                // lapsed lease made (a pause ends, the check runs, the claim lands): a game whose
+                // local players wait for another's move would never hear of it.
+                effects.log(.notice, "another node took this node for dead: checking which of its games it still owns",
+                            ["node": owner])
+                requests.append(.verifyOwnership)
+            }
+            return requests
         case .apiAnswer(let token, let status, let body):
             guard let pending = apiRequests.take(token) else { return [] }
             let type = status == 200 ? "application/json" : "text/plain"
@@ -272,6 +282,7 @@ final class ClusterMachine: NodeLink {
             return (!nodes.isAlive(forward.owner) && (!nodes.wasNeverSeen(forward.owner) || unseenTooLong))
                 || now > forward.deadline
         })
+        if linkUp { feeds.sendOwedDetaches(into: &effects) }
         // Owners back with a new incarnation lost their sessions: members join again.
         requests += resync(feeds.members(where: { changes.restarted.contains($0.owner) }), now: now, into: &effects)
         // Members whose catch-up got lost (an owner not listening yet after a restart) try again.

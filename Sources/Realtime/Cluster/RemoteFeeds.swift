@@ -81,10 +81,25 @@ final class RemoteFeeds {
         var failed: [(ConnectionID, Forward)] = []
         for (id, forward) in forwards.sorted(by: { $0.key < $1.key }) where failing(forward) {
             forwards[id] = nil
+            owedDetaches.append((forward.owner, id))
             if let game = forward.game { feeds[game]?.awaiting.removeAll { $0.owner == forward.owner && isForward($0.envelope, forward.number) } }
             if sessions.endWait(id, .remote(forward.number)) { failed.append((id, forward)) }
         }
         return failed
+    }
+
+    /// Owners that may yet take in a connection whose request was given up here (it reached
+    /// them, or is on its way; their answer did not come in time): a join or watch would leave
+    /// a session there, holding a seat, that nobody answers for. They are told the connection is
+    /// gone, after the request, unless it is a member there after all.
+    private var owedDetaches: [(owner: String, id: ConnectionID)] = []
+
+    /// Sends what `owedDetaches` holds (the link is up).
+    func sendOwedDetaches(into effects: inout Effects) {
+        for (owner, id) in owedDetaches where memberships[id]?.owner != owner && forwards[id]?.owner != owner {
+            effects.append(.cluster(.send(node: owner, .detach(from: node, connection: id.raw))))
+        }
+        owedDetaches = []
     }
 
     private func isForward(_ envelope: ClusterEnvelope, _ number: UInt64) -> Bool {
@@ -441,8 +456,14 @@ final class RemoteFeeds {
     func closed(_ id: ConnectionID, into effects: inout Effects) {
         staleJoins.remove(id)
         rejoinAfterDone.remove(id)
+        let memberOf = memberships[id]?.owner
         detach(id, into: &effects)
-        if let forward = forwards.removeValue(forKey: id), let game = forward.game { dropFeedIfIdle(game, into: &effects) }
+        guard let forward = forwards.removeValue(forKey: id) else { return }
+        // A join on its way makes a session at its owner: it ends there too.
+        if forward.owner != memberOf {
+            effects.append(.cluster(.send(node: forward.owner, .detach(from: node, connection: id.raw))))
+        }
+        if let game = forward.game { dropFeedIfIdle(game, into: &effects) }
     }
 
     private func stopReceiving(_ id: ConnectionID, into effects: inout Effects) {

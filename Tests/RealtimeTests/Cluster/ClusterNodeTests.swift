@@ -83,6 +83,11 @@ final class ClusterHarness {
 
     func tick(_ name: String) { run(self[name], .tick) }
 
+    func close(_ name: String, _ id: ConnectionID) {
+        self[name].open.remove(id)
+        run(self[name], .closed(id))
+    }
+
     func take(_ name: String, _ id: ConnectionID) -> [JSON] {
         let node = self[name]
         defer { node.sent[id] = [] }
@@ -358,6 +363,40 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free again: \(joined)")
         cluster.send("a", 1, #"{"type":"tap","target":"/columns/3"}"#)
         #expect(cluster.take("b", 9).contains { $0["type"] == "diff" }, "a new connection's session is not taken for an old one")
+    }
+
+    @Test func aJoinGivenUpWhileItsOwnerWasSlowHoldsNoSeatThere() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "four", options: "{}")
+        cluster.holding = ["a"]
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
+        cluster.now += 4  // past the forward's deadline
+        cluster.view(alive: ["a": "1", "b": "1"])
+        #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"])
+        cluster.close("b", 7)  // its client tries elsewhere
+        cluster.release("a")  // a was slow, not gone: it gets to the join now
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"k"}"#)
+        let joined = cluster.take("b", 8)
+        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "nobody holds p2: \(joined)")
+    }
+
+    @Test func aJoinGivenUpAndAskedAgainOnTheSameConnectionTakesTheSeat() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "four", options: "{}")
+        cluster.holding = ["a"]
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
+        cluster.now += 4
+        cluster.view(alive: ["a": "1", "b": "1"])
+        #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"])
+        cluster.release("a")
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
+        let joined = cluster.take("b", 7)
+        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "\(joined)")
+        cluster.send("a", 1, #"{"type":"tap","target":"/columns/3"}"#)
+        #expect(cluster.take("b", 7).contains { $0["type"] == "diff" }, "a member, receiving")
     }
 
     @Test func aMissedDiffIsFilledFromTheGamesStreamBeforeAnythingLater() {

@@ -61,3 +61,25 @@ import Testing
         #expect(!nodes.takeoverPolicy.allows(takingFrom: "b"), "alive again")
     }
 }
+
+/// What a node of a shared store does when it hears another node took it for dead.
+@Suite struct TakenForDeadTests {
+    private func machine(sharesStore: Bool) -> ClusterMachine {
+        ClusterMachine(identity: ClusterIdentity(node: "a", code: "", leaseSeconds: 3), sessions: SessionTable(),
+                       sharesStore: sharesStore)
+    }
+
+    private func checksOwnership(_ requests: [NodeRequest]) -> Bool {
+        requests.contains { if case .verifyOwnership = $0 { true } else { false } }
+    }
+
+    @Test func aNodeTakenForDeadChecksWhichOfItsGamesItStillOwns() {
+        let now = Instant(monotonic: 100, unixTime: 1_700_000_000)
+        var effects = Effects()
+        let forgotten = ClusterEvent.nodeMessage(ClusterEnvelope.forgotten(from: "b").bytes)
+        #expect(checksOwnership(machine(sharesStore: true).receive(forgotten, now: now, into: &effects)),
+                "b may have taken its games after the check its lapsed lease made")
+        #expect(!checksOwnership(machine(sharesStore: false).receive(forgotten, now: now, into: &effects)),
+                "without a shared store, games never change hands")
+    }
+}
