@@ -365,8 +365,9 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(cluster.take("b", 9).contains { $0["type"] == "diff" }, "a new connection's session is not taken for an old one")
     }
 
-    @Test func aJoinGivenUpWhileItsOwnerWasSlowHoldsNoSeatThere() {
-        let cluster = ClusterHarness(["a", "b"])
+    /// A four-in-a-row game on `a` whose second player's join from `b` (connection 7) was given
+    /// up at its deadline while `a` was slow: its id and token.
+    private func joinGivenUp(_ cluster: ClusterHarness) -> (String, String) {
         let (game, token) = create(cluster, kind: "four", options: "{}")
         cluster.holding = ["a"]
         cluster.open("b", 7)
@@ -374,6 +375,12 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.now += 4  // past the forward's deadline
         cluster.view(alive: ["a": "1", "b": "1"])
         #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"])
+        return (game, token)
+    }
+
+    @Test func aJoinGivenUpWhileItsOwnerWasSlowHoldsNoSeatThere() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = joinGivenUp(cluster)
         cluster.close("b", 7)  // its client tries elsewhere
         cluster.release("a")  // a was slow, not gone: it gets to the join now
         cluster.open("b", 8)
@@ -384,13 +391,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func aJoinGivenUpAndAskedAgainOnTheSameConnectionTakesTheSeat() {
         let cluster = ClusterHarness(["a", "b"])
-        let (game, token) = create(cluster, kind: "four", options: "{}")
-        cluster.holding = ["a"]
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
-        cluster.now += 4
-        cluster.view(alive: ["a": "1", "b": "1"])
-        #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"])
+        let (game, token) = joinGivenUp(cluster)
         cluster.release("a")
         cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"j"}"#)
         let joined = cluster.take("b", 7)
