@@ -256,18 +256,18 @@ final class ClusterMachine: NodeLink {
     }
 
     /// Forwards that failed: their clients hear `unavailable` (unless the node sent them itself).
-    private func fail(_ failed: [(ConnectionID, RemoteFeeds.Forward)]) -> [NodeRequest] {
+    private func fail(_ failed: [(ConnectionID, RemoteFeeds.Forward)],
+                      why: String = "the node that owns this game cannot be reached now; try again") -> [NodeRequest] {
         failed.map { id, forward in
-            forward.silent ? .resume(id)
-                : .refuse(id, .unavailable("the node that owns this game cannot be reached now; try again"),
-                          requestID: forward.requestID)
+            forward.silent ? .resume(id) : .refuse(id, .unavailable(why), requestID: forward.requestID)
         }
     }
 
     /// Members to catch up through their owners; a command one of them waited on is given up
     /// (`RemoteFeeds.resync`), and its client hears `unavailable`.
     private func resync(_ ids: [ConnectionID], now: Instant, into effects: inout Effects) -> [NodeRequest] {
-        fail(ids.compactMap { feeds.resync($0, now: now, lease: identity.leaseSeconds, into: &effects) })
+        fail(ids.compactMap { feeds.resync($0, now: now, lease: identity.leaseSeconds, into: &effects) },
+             why: "this node fell behind the game; send it again")
     }
 
     /// What the periodic look at Redis found.

@@ -452,6 +452,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let got = cluster.take("b", 8)
         let seqs = got.filter { $0["type"] == "diff" }.compactMap { $0["seq"]?.intValue }
         #expect(seqs == Array(2...seqs.count + 1), "every diff once, in order: \(seqs)")
+        #expect(got.first?["message"] == "this node fell behind the game; send it again", "\(got)")
         let acks = got.filter { $0["id"] == "t" }
         #expect(acks.last?["type"] == "ack", "its command is answered, and acked when sent again: \(acks)")
         if let seq = acks.last?["seq"]?.intValue {
