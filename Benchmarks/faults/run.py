@@ -332,9 +332,18 @@ class Workload:
         pending = None
         i = 0
         unavailable_since = None
+        finished_at = None
         while True:
             if done is not None and done():
-                return
+                # A command not answered yet is sent again, as a client would, until it is (an
+                # id sent again is acked with its seq): the game may have ended by that very move.
+                if pending is None:
+                    return
+                finished_at = finished_at or time.monotonic()
+                if time.monotonic() - finished_at > 60:
+                    self.surprise("unanswered", f"{label} game {game}: {pending} not answered within 60 s "
+                                                f"of the game's end")
+                    return
             if pending is None and self.stopping:
                 return
             if client is None or not client.is_open:
