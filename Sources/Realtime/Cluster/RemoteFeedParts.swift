@@ -29,8 +29,8 @@ extension RemoteFeeds {
         /// Redis confirmed the channel: forwards that join the game waited for that.
         var subscribed = false
         var awaiting: [(owner: String, envelope: ClusterEnvelope)] = []
-        /// The delayed stream skipped a seq: its spectators catch up through the owner.
-        var resyncDue = false
+        /// Delayed spectators the delayed stream skipped a seq for: to catch up through the owner.
+        var resyncDue: Set<ConnectionID> = []
     }
 
     /// A request carried to an owner and not yet answered in full.

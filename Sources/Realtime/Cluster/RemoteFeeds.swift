@@ -197,7 +197,7 @@ final class RemoteFeeds {
         let delayed = audience == "~"
         let streamLast = delayed ? feed.lastDelayedSeq : feed.lastSeq
         if let last = streamLast, seq > last {
-            behind = feed.audiences.filter { ($0.key == "~") == delayed }.values.flatMap { $0 }
+            behind = feed.audiences.filter { ($0.key == "~") == delayed }.values.flatMap { $0 }.sorted()
         }
         if streamLast == nil || seq > streamLast! {
             if delayed { feed.lastDelayedSeq = seq } else { feed.lastSeq = seq }
@@ -209,7 +209,19 @@ final class RemoteFeeds {
         feed.receivers += 1
         feeds[game] = feed
         memberships[id] = membership
+        if let last = streamLast { fellBehind(behind, seen: last) }
         return behind
+    }
+
+    /// Members that missed what the feed has moved past: they stop receiving as of what they
+    /// saw, so that the join sent again on their behalf asks from there, not from the feed.
+    private func fellBehind(_ ids: [ConnectionID], seen: Int) {
+        var effects = Effects()  // stopping an audience member orders nothing
+        for id in ids {
+            guard let had = memberships[id]?.seq else { continue }
+            memberships[id]?.seq = max(had, seen)
+            stopReceiving(id, into: &effects)
+        }
     }
 
     // MARK: Publications
@@ -231,8 +243,11 @@ final class RemoteFeeds {
                 let last = feed.lastDelayedSeq ?? (publication.seq - 1)
                 if publication.seq <= last { return }
                 feed.lastDelayedSeq = publication.seq
-                if publication.seq > last + 1 && feed.audiences["~"] != nil {
-                    feed.resyncDue = true
+                if publication.seq > last + 1, let spectators = feed.audiences["~"] {
+                    feeds[game] = feed
+                    fellBehind(Array(spectators), seen: last)
+                    feed = feeds[game]!
+                    feed.resyncDue.formUnion(spectators)
                     return
                 }
             }
@@ -260,9 +275,9 @@ final class RemoteFeeds {
     /// Delayed spectators of games whose delayed stream skipped a seq: to catch up through the owner.
     func takeDelayedGaps() -> [ConnectionID] {
         var behind: [ConnectionID] = []
-        for (game, feed) in feeds where feed.resyncDue {
-            feeds[game]?.resyncDue = false
-            behind += feed.audiences["~"] ?? []
+        for (game, feed) in feeds where !feed.resyncDue.isEmpty {
+            feeds[game]?.resyncDue = []
+            behind += feed.resyncDue
         }
         return behind.sorted()
     }

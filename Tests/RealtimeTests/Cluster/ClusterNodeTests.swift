@@ -463,6 +463,20 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(cluster.take("b", 7).compactMap { $0["seq"]?.intValue } == [2, 3, 4, 5])
     }
 
+    @Test func aNewMembersMarkerShowsTheOthersBehindAndTheyGetWhatTheyMissed() {
+        let cluster = ClusterHarness(["a", "b"])
+        let game = cluster.createOnAWatchedFromB()
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.dropping = { node, publication in node == "b" && publication.seq == 2 }
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)  // b missed it, and nothing later shows it yet
+        cluster.dropping = nil
+        cluster.open("b", 9)
+        cluster.send("b", 9, #"{"type":"watch","game":"\#(game)"}"#)  // its marker is at 2
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(cluster.take("b", 7).compactMap { $0["seq"]?.intValue }.filter { $0 > 0 } == [1, 2, 3])
+        #expect(cluster.take("b", 9).filter { $0["type"] == "diff" }.compactMap { $0["seq"]?.intValue } == [3])
+    }
+
     @Test func presenceCountsMembersOnEveryNode() {
         let cluster = ClusterHarness(["a", "b", "c"])
         let game = cluster.createOnAWatchedFromB()
@@ -600,6 +614,24 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         let late = cluster.take("b", 7)
         #expect(late.filter { $0["type"] == "diff" }.map { $0["seq"] } == [1])
         #expect(late.contains { $0["type"] == "chat" && $0["text"] == "gl hf" }, "the players' chat, as late as the game")
+    }
+
+    @Test func aDelayedSpectatorThatMissedADiffGetsItBeforeTheNext() {
+        let cluster = ClusterHarness(["a", "b"])
+        cluster.open("a", 1)
+        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4,"delay":10}}"#)
+        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        _ = cluster.take("b", 7)
+        for _ in 0..<3 { cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#) }
+        cluster.dropping = { node, publication in node == "b" && publication.delayed && publication.seq == 2 }
+        cluster.now += 10.2
+        cluster.tick("a")
+        cluster.now += 10.2
+        cluster.tick("a")  // the catch-up's own delayed diffs, if any, come out too
+        let seqs = cluster.take("b", 7).filter { $0["type"] == "diff" }.compactMap { $0["seq"]?.intValue }
+        #expect(seqs == [1, 2, 3], "every delayed diff once, in order: \(seqs)")
     }
 
     @Test func chatCrossesNodesAndPlayersElsewhereNeverReadTheSpectators() {
