@@ -598,13 +598,18 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
 /// Section 15 across nodes: a delayed game's spectators on another node, and chat.
 @Suite struct ClusterWatchingTogetherTests {
-    @Test func aDelayedGamesSpectatorsOnAnotherNodeGetItsDelayedStream() {
-        let cluster = ClusterHarness(["a", "b"])
+    /// A klondike game with a 10 s delay created by connection 1 on `a`, watched by connection 7 on `b`.
+    private func delayedGameWatchedFromB(_ cluster: ClusterHarness) {
         cluster.open("a", 1)
         cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4,"delay":10}}"#)
         let game = cluster.take("a", 1)[0]["game"]!.stringValue!
         cluster.open("b", 7)
         cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+    }
+
+    @Test func aDelayedGamesSpectatorsOnAnotherNodeGetItsDelayedStream() {
+        let cluster = ClusterHarness(["a", "b"])
+        delayedGameWatchedFromB(cluster)
         #expect(cluster.types("b", 7) == ["joined", "snapshot", "ack"])
         cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
         cluster.send("a", 1, "say gl hf")
@@ -618,11 +623,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func aDelayedSpectatorThatMissedADiffGetsItBeforeTheNext() {
         let cluster = ClusterHarness(["a", "b"])
-        cluster.open("a", 1)
-        cluster.send("a", 1, #"{"type":"create","kind":"klondike","options":{"seed":4,"delay":10}}"#)
-        let game = cluster.take("a", 1)[0]["game"]!.stringValue!
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        delayedGameWatchedFromB(cluster)
         _ = cluster.take("b", 7)
         for _ in 0..<3 { cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#) }
         cluster.dropping = { node, publication in node == "b" && publication.delayed && publication.seq == 2 }
