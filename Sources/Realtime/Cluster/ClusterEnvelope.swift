@@ -22,8 +22,9 @@ struct ClusterIdentity: Sendable, Equatable {
 /// when there is one, a frame's bytes as they are (they may hold any byte).
 enum ClusterEnvelope: Sendable, Equatable {
     /// To an owner: a client's message (JSON text) for connection `connection` of node `from`,
-    /// request number `request` (answered by `done` once everything before it is).
-    case forward(from: String, connection: UInt64, request: UInt64, message: [UInt8])
+    /// request number `request` (answered by `done` once everything before it is). `expires`
+    /// (Unix milliseconds) is when the sender gives it up: an owner that gets to it later drops it.
+    case forward(from: String, connection: UInt64, request: UInt64, expires: Int64, message: [UInt8])
     /// To an owner: that connection is gone (closed, or it moved to a game elsewhere).
     case detach(from: String, connection: UInt64)
     /// To an owner: `/api/games/GAME`, answered with `apiAnswer`.
@@ -53,8 +54,8 @@ enum ClusterEnvelope: Sendable, Equatable {
 
     var bytes: [UInt8] {
         switch self {
-        case .forward(let from, let connection, let request, let message):
-            return Array("F|\(from)|\(connection)|\(request)|".utf8) + message
+        case .forward(let from, let connection, let request, let expires, let message):
+            return Array("F|\(from)|\(connection)|\(request)|\(expires)|".utf8) + message
         case .detach(let from, let connection):
             return Array("C|\(from)|\(connection)".utf8)
         case .apiRequest(let from, let token, let game):
@@ -77,8 +78,9 @@ enum ClusterEnvelope: Sendable, Equatable {
         guard let letter = bytes.first, let fields = Fields(bytes) else { return nil }
         switch letter {
         case UInt8(ascii: "F"):
-            guard let (f, rest) = fields.split(3), let connection = UInt64(f[1]), let request = UInt64(f[2]) else { return nil }
-            return .forward(from: f[0], connection: connection, request: request, message: rest)
+            guard let (f, rest) = fields.split(4), let connection = UInt64(f[1]), let request = UInt64(f[2]),
+                  let expires = Int64(f[3]) else { return nil }
+            return .forward(from: f[0], connection: connection, request: request, expires: expires, message: rest)
         case UInt8(ascii: "C"):
             guard let (f, _) = fields.split(2, last: true), let connection = UInt64(f[1]) else { return nil }
             return .detach(from: f[0], connection: connection)

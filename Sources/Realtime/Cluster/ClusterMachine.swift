@@ -26,6 +26,11 @@ final class ClusterMachine: NodeLink {
     /// Views of the cluster taken so far (each a read of Redis's keys, about one a second).
     private var views = 0
     private var published = 0
+    private var expiredForwards = 0
+    /// How far apart nodes' clocks may be (NTP keeps them within milliseconds): an owner drops a
+    /// forward this long before its sender's deadline, so that it is never applied after the
+    /// sender answered `unavailable`.
+    static let clockSkew = 0.5
     /// Games this node is taking over (their owner is gone), so each is claimed once.
     private var takingOver: Set<String> = []
     private(set) var takeovers = 0
@@ -41,6 +46,7 @@ final class ClusterMachine: NodeLink {
     var counters: ClusterCounters {
         var counters = feeds.counters
         counters.published = published
+        counters.expiredForwards = expiredForwards
         return counters
     }
 
@@ -193,8 +199,16 @@ final class ClusterMachine: NodeLink {
 
     private func envelopeArrived(_ envelope: ClusterEnvelope, now: Instant, into effects: inout Effects) -> [NodeRequest] {
         switch envelope {
-        case .forward(let from, let connection, let number, let message):
+        case .forward(let from, let connection, let number, let expires, let message):
             // As owner: the request of another node's connection, answered as if it were local.
+            // One its node has given up (this node was paused, or cut off and healed) is dropped:
+            // its client heard `unavailable` and may have sent it again elsewhere, and applied
+            // now it would come after that answer.
+            guard now.unixTime < Double(expires) / 1000 - Self.clockSkew else {
+                expiredForwards += 1
+                effects.log(.info, "a request another node has given up was dropped", ["node": from])
+                return []
+            }
             let id = owned.session(node: from, connection: connection, now: now, view: views)
             return [.frame(id, message), .marker(id, number)]
         case .detach(let from, let connection):

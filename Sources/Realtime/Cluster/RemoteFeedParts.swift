@@ -58,4 +58,6 @@ struct ClusterCounters: Sendable, Equatable {
     var received = 0
     var gapsFilled = 0
     var resyncs = 0
+    /// Forwards this node dropped as owner because their sender had given them up.
+    var expiredForwards = 0
 }

@@ -36,6 +36,7 @@ final class RemoteFeeds {
         forwards[id] = Forward(owner: owner, number: lastNumber, requestID: request.id, deadline: now + lease, sent: now,
                                join: game == nil ? nil : message, game: game, silent: silent)
         let envelope = ClusterEnvelope.forward(from: node, connection: id.raw, request: lastNumber,
+                                               expires: Int64(((now + lease).unixTime * 1000).rounded()),
                                                message: Array(message.encoded.utf8))
         counters.forwarded += 1
         guard let game else {
@@ -103,7 +104,7 @@ final class RemoteFeeds {
     }
 
     private func isForward(_ envelope: ClusterEnvelope, _ number: UInt64) -> Bool {
-        if case .forward(_, _, let n, _) = envelope { return n == number }
+        if case .forward(_, _, let n, _, _) = envelope { return n == number }
         return false
     }
 

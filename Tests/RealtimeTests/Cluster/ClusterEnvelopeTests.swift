@@ -11,8 +11,9 @@ import Testing
     }
 
     @Test func forwardCarriesTheMessageAsItIs() {
-        golden(.forward(from: "node-b", connection: 4_294_967_303, request: 12, message: Array(#"{"type":"tap","a":"|"}"#.utf8)),
-               #"F|node-b|4294967303|12|{"type":"tap","a":"|"}"#)
+        golden(.forward(from: "node-b", connection: 4_294_967_303, request: 12, expires: 1_800_000_003_000,
+                        message: Array(#"{"type":"tap","a":"|"}"#.utf8)),
+               #"F|node-b|4294967303|12|1800000003000|{"type":"tap","a":"|"}"#)
     }
 
     @Test func detachAndAPIRequest() {
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func malformedBytesAreNothing() {
-        for bad in ["", "F", "F|", "F|n|x|1|", "C|n|7|extra", "R|7|q|{}", "R|7|d:x|{}", "D|7", "S|7|g|x", "S|7|g|*|x", "Z|1", "A|x|200|"] {
+        for bad in ["", "F", "F|", "F|n|x|1|", "F|n|7|1|{}", "F|n|7|1|x|{}", "C|n|7|extra", "R|7|q|{}", "R|7|d:x|{}", "D|7", "S|7|g|x", "S|7|g|*|x", "Z|1", "A|x|200|"] {
             #expect(ClusterEnvelope.parse(Array(bad.utf8)) == nil, "\(bad)")
         }
         for bad in ["d|1|0|", "d|1|1|*|9|ab", "x|1|1|*|0|", "d|1"] {
