@@ -154,8 +154,14 @@ final class RemoteFeeds {
             return outcome
         case .diff(let seq):
             if staleJoins.contains(id) { return ReplyOutcome(deliver: false) }
-            guard memberships[id] != nil else { return ReplyOutcome(deliver: true) }
-            guard seq > memberships[id]!.seq else { return ReplyOutcome(deliver: false) }  // it has this one already
+            guard let membership = memberships[id] else { return ReplyOutcome(deliver: true) }
+            var seen = membership.seq
+            if forwards[id]?.silent != false, membership.slot >= 0, let feed = feeds[membership.game] {
+                // It receives the game's broadcasts: a catch-up not asked by its client (one sent
+                // again, answered in turn) never repeats what the feed passed it.
+                seen = max(seen, (membership.audience == AudienceKey.delayed.tag ? feed.lastDelayedSeq : feed.lastSeq) ?? 0)
+            }
+            guard seq > seen else { return ReplyOutcome(deliver: false) }  // it has this one already
             memberships[id]?.seq = seq
             return ReplyOutcome(deliver: true)
         case .answer:
@@ -311,7 +317,6 @@ final class RemoteFeeds {
             .sorted { $0.seq < $1.seq }
         guard missing.map(\.seq) == Array(stride(from: last + 1, to: firstHeld, by: 1)) else {
             feeds[game] = feed
-            counters.resyncs += 1
             return memberships.filter { $0.value.game == game }.map(\.key).sorted()
         }
         counters.gapsFilled += 1
@@ -361,6 +366,9 @@ final class RemoteFeeds {
         }
         stopReceiving(id, into: &effects)
         memberships[id]?.seq = since
+        counters.resyncs += 1
+        effects.log(.info, "a member catches up through its game's owner",
+                    ["conn": "\(id)", "game": membership.game, "owner": membership.owner, "since": "\(since)"])
         let message = membership.join.setting("since", to: .int(since)).removing("id")
         guard case .request(let request) = ClientMessageParser.parse(message: message, games: .noGameCommands) else {
             return givenUp

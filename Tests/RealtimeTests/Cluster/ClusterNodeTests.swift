@@ -122,6 +122,9 @@ final class ClusterHarness {
         drain()
     }
 
+    /// An envelope on a node's channel, as if another node sent it.
+    func deliver(_ envelope: ClusterEnvelope, to name: String) { deliver(.nodeMessage(envelope.bytes), to: self[name]) }
+
     /// A node's link to Redis drops or comes back.
     func link(_ name: String, up: Bool) { deliver(.link(up: up), to: self[name]) }
 
@@ -476,6 +479,39 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
         #expect(cluster.take("b", 7).compactMap { $0["seq"]?.intValue }.filter { $0 > 0 } == [1, 2, 3])
         #expect(cluster.take("b", 9).filter { $0["type"] == "diff" }.compactMap { $0["seq"]?.intValue } == [3])
+    }
+
+    @Test func twoCatchUpsOfOneMemberAnsweredInTurnGiveEachDiffOnce() {
+        let cluster = ClusterHarness(["a", "b"])
+        _ = cluster.createOnAWatchedFromB()
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        // b's link drops and comes back twice while a is slow: two catch-ups on their way to a,
+        // the first given up when the link dropped.
+        cluster.holding = ["a"]
+        cluster.link("b", up: false)
+        cluster.link("b", up: true)
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.link("b", up: false)
+        cluster.link("b", up: true)
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        cluster.release("a")
+        cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#)
+        let seqs = cluster.take("b", 7).filter { $0["type"] == "diff" }.compactMap { $0["seq"]?.intValue }
+        #expect(seqs == [1, 2, 3, 4], "every diff once, in order: \(seqs)")
+    }
+
+    @Test func aCatchUpItsClientDidNotAskForNeverRepeatsWhatTheFeedPassed() {
+        let cluster = ClusterHarness(["a", "b"])
+        let game = cluster.createOnAWatchedFromB()
+        for _ in 0..<3 { cluster.send("a", 1, #"{"type":"tap","target":"/stock"}"#) }
+        #expect(cluster.take("b", 7).filter { $0["type"] == "diff" }.map { $0["seq"] } == [1, 2, 3])
+        // An owner's answer to a catch-up sent twice, the second answered in turn: diff 2 again.
+        let frame = Array(#"{"type":"diff","game":"\#(game)","seq":2,"ops":[]}"#.utf8)
+        cluster.deliver(.reply(connection: ConnectionID(raw: 7).raw, kind: .diff(seq: 2), frame: frame), to: "b")
+        #expect(cluster.take("b", 7).isEmpty)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","since":1,"id":"w"}"#)
+        let asked = cluster.take("b", 7).filter { $0["type"] == "diff" }.map { $0["seq"] }
+        #expect(asked == [2, 3], "what its client asks for, it gets")
     }
 
     @Test func presenceCountsMembersOnEveryNode() {
