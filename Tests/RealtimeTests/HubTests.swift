@@ -147,6 +147,27 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(h.types(2) == ["joined", "snapshot"])
     }
 
+    @Test func storedDiffsOfACatchUpGoOutTypedWithTheirSeq() {
+        // Another node's member is answered with these frames: it drops a diff it has by its
+        // seq, which a frame sent as plain text would not carry.
+        var config = Hub.Config(games: .standard)
+        config.windowSize = 5
+        let h = HubHarness(config: config)
+        h.open(1)
+        h.open(2)
+        let (game, _) = h.createKlondike(1)
+        for _ in 0..<12 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        h.autoRead = false
+        h.send(2, #"{"type":"watch","game":"\#(game)","since":2,"id":"w"}"#)
+        var kinds: [FrameKind] = []
+        while !h.pendingReads.isEmpty {
+            h.finishReads()
+            for case .send(let frame, let id) in h.actions where id == 2 { kinds.append(frame.kind) }
+        }
+        #expect(kinds.filter { if case .diff = $0 { true } else { false } } == (3...12).map { FrameKind.diff(seq: $0) },
+                "\(kinds)")
+    }
+
     @Test func aSinceOlderThanTheWindowIsReadFromStorageInPagesInOrder() {
         var config = Hub.Config(games: .standard)
         config.windowSize = 5

@@ -400,7 +400,8 @@ final class Admission {
         let room = catchUp.room
         var next = catchUp
         for (offset, text) in frames.enumerated() {
-            emit(next, room.frame(OutFrame(text, kind: .plain), for: view))
+            // Typed with its seq, as a live diff is: another node's member drops one it has.
+            emit(next, room.frame(OutFrame(text, kind: .diff(seq: catchUp.after + offset + 1)), for: view))
             emitChat(&next, through: catchUp.after + offset + 1)
         }
         next.after += frames.count
