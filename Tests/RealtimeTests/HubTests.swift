@@ -147,16 +147,24 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(h.types(2) == ["joined", "snapshot"])
     }
 
-    @Test func storedDiffsOfACatchUpGoOutTypedWithTheirSeq() {
-        // Another node's member is answered with these frames: it drops a diff it has by its
-        // seq, which a frame sent as plain text would not carry.
+    /// A hub keeping 5 diffs in memory, connections 1 and 2 open, and a Klondike game of
+    /// connection 1's with `taps` diffs.
+    private func gameBeyondAWindowOfFive(taps: Int, pageSize: Int = 256) -> (HubHarness, String) {
         var config = Hub.Config(games: .standard)
         config.windowSize = 5
+        config.historyPageSize = pageSize
         let h = HubHarness(config: config)
         h.open(1)
         h.open(2)
         let (game, _) = h.createKlondike(1)
-        for _ in 0..<12 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        for _ in 0..<taps { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        return (h, game)
+    }
+
+    @Test func storedDiffsOfACatchUpGoOutTypedWithTheirSeq() {
+        // Another node's member is answered with these frames: it drops a diff it has by its
+        // seq, which a frame sent as plain text would not carry.
+        let (h, game) = gameBeyondAWindowOfFive(taps: 12)
         h.autoRead = false
         h.send(2, #"{"type":"watch","game":"\#(game)","since":2,"id":"w"}"#)
         var kinds: [FrameKind] = []
@@ -169,14 +177,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 
     @Test func aSinceOlderThanTheWindowIsReadFromStorageInPagesInOrder() {
-        var config = Hub.Config(games: .standard)
-        config.windowSize = 5
-        config.historyPageSize = 3
-        let h = HubHarness(config: config)
-        h.open(1)
-        h.open(2)
-        let (game, _) = h.createKlondike(1)
-        for _ in 0..<20 { h.send(1, #"{"type":"tap","target":"/stock"}"#) }
+        let (h, game) = gameBeyondAWindowOfFive(taps: 20, pageSize: 3)
         let live = h.take(1).filter { $0["type"] == "diff" }
         h.autoRead = false
         h.send(2, #"{"type":"watch","game":"\#(game)","since":2,"id":"w"}"#)
