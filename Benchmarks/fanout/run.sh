@@ -210,8 +210,11 @@ fi
 # the floor keep nothing either way.
 # Every load comes from one address (127.0.0.1): Boardcast's per-address limits are lifted.
 LOAD_LIMITS=(--max-connections-per-address 1000000 --create-rate 1000000)
-# A build from before the limits (a before/after run) has no such flags.
-"$SERVER_BIN" --help 2>&1 | grep -q -- --max-connections-per-address || LOAD_LIMITS=()
+# A build from before the limits (a before/after run) has no such flags. The help is read
+# whole first: `grep -q` leaving early would kill the writer with SIGPIPE, and under
+# pipefail that read as "no such flag" (the limits stayed on: 429s on a loaded machine).
+SERVER_HELP=$("$SERVER_BIN" --help 2>&1)
+grep -q -- --max-connections-per-address <<<"$SERVER_HELP" || LOAD_LIMITS=()
 
 start_server() {
     local kind=$1 log=$WORK/$2.log storage=$3 data=:memory:
