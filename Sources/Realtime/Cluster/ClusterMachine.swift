@@ -146,6 +146,8 @@ final class ClusterMachine: NodeLink {
             owned.forget(id)
         } else {
             feeds.closed(id, into: &effects)
+            // While the link is down they wait for it: a detach lost then leaves a seat held.
+            if linkUp { feeds.sendOwedDetaches(into: &effects) }
         }
     }
 

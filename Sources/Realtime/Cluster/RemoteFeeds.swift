@@ -477,16 +477,19 @@ final class RemoteFeeds {
         dropFeedIfIdle(membership.game, into: &effects)
     }
 
+    /// A connection closed: its owners (its game's, and a join's on its way, which makes a session
+    /// there) are owed word that it is gone (`sendOwedDetaches`, once the link is up).
     func closed(_ id: ConnectionID, into effects: inout Effects) {
         staleJoins.remove(id)
         rejoinAfterDone.remove(id)
-        let memberOf = memberships[id]?.owner
-        detach(id, into: &effects)
-        guard let forward = forwards.removeValue(forKey: id) else { return }
-        // A join on its way makes a session at its owner: it ends there too.
-        if forward.owner != memberOf {
-            effects.append(.cluster(.send(node: forward.owner, .detach(from: node, connection: id.raw))))
+        if let membership = memberships[id] {
+            stopReceiving(id, into: &effects)
+            memberships[id] = nil
+            owedDetaches.append((membership.owner, id))
+            dropFeedIfIdle(membership.game, into: &effects)
         }
+        guard let forward = forwards.removeValue(forKey: id) else { return }
+        owedDetaches.append((forward.owner, id))
         if let game = forward.game { dropFeedIfIdle(game, into: &effects) }
     }
 

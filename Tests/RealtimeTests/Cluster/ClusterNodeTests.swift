@@ -125,8 +125,14 @@ final class ClusterHarness {
     /// An envelope on a node's channel, as if another node sent it.
     func deliver(_ envelope: ClusterEnvelope, to name: String) { deliver(.nodeMessage(envelope.bytes), to: self[name]) }
 
+    /// Nodes whose link to Redis is down: what they send is lost, as `RedisLink` drops it.
+    private var linkDown: Set<String> = []
+
     /// A node's link to Redis drops or comes back.
-    func link(_ name: String, up: Bool) { deliver(.link(up: up), to: self[name]) }
+    func link(_ name: String, up: Bool) {
+        if up { linkDown.remove(name) } else { linkDown.insert(name) }
+        deliver(.link(up: up), to: self[name])
+    }
 
     // MARK: Carrying out actions, Redis included
 
@@ -181,6 +187,7 @@ final class ClusterHarness {
             guard let cluster = action.clusterAction else { return }
             switch cluster {
             case .send(let target, let envelope):
+                guard !linkDown.contains(node.name) else { return }
                 publish(ClusterKeys.nodeChannel(target), envelope.bytes)
             case .publish(let game, let publication):
                 if publication.isDiff { streams[game, default: []].append(publication) }
@@ -391,6 +398,21 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2","id":"k"}"#)
         let joined = cluster.take("b", 8)
         #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "nobody holds p2: \(joined)")
+    }
+
+    @Test func aSeatIsFreedEvenIfItsConnectionClosedWhileTheLinkWasDown() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = create(cluster, kind: "four", options: "{}")
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        #expect(cluster.take("b", 7).first?["you"] == "p2")
+        cluster.link("b", up: false)
+        cluster.close("b", 7)  // its client gives up and tries elsewhere
+        cluster.link("b", up: true)
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        let joined = cluster.take("b", 8)
+        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free: \(joined)")
     }
 
     @Test func aJoinGivenUpAndAskedAgainOnTheSameConnectionTakesTheSeat() {
