@@ -355,12 +355,18 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(reply.first { $0["type"] == "diff" }?["cause"]?["by"] == "p2", "joined again as p2: \(reply)")
     }
 
-    @Test func aNodeThatRestartedGivesUpItsOldConnectionsSeats() {
-        let cluster = ClusterHarness(["a", "b"])
+    /// A four-in-a-row game created on `a`, with connection 7 of `b` in seat p2: its id and token.
+    private func fourWithP2OnB(_ cluster: ClusterHarness) -> (String, String) {
         let (game, token) = create(cluster, kind: "four", options: "{}")
         cluster.open("b", 7)
         cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
         #expect(cluster.take("b", 7).first?["you"] == "p2")
+        return (game, token)
+    }
+
+    @Test func aNodeThatRestartedGivesUpItsOldConnectionsSeats() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = fourWithP2OnB(cluster)
         for _ in 0..<3 { cluster.view(alive: ["a": "1", "b": "1"]) }  // seconds go by
         // b is killed and back within its lease: a new incarnation, none of its old connections.
         // One of its new connections watches before a's next view sees the new incarnation.
@@ -402,10 +408,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 
     @Test func aSeatIsFreedEvenIfItsConnectionClosedWhileTheLinkWasDown() {
         let cluster = ClusterHarness(["a", "b"])
-        let (game, token) = create(cluster, kind: "four", options: "{}")
-        cluster.open("b", 7)
-        cluster.send("b", 7, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
-        #expect(cluster.take("b", 7).first?["you"] == "p2")
+        let (game, token) = fourWithP2OnB(cluster)
         cluster.link("b", up: false)
         cluster.close("b", 7)  // its client gives up and tries elsewhere
         cluster.link("b", up: true)
