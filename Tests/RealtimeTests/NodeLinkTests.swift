@@ -25,13 +25,29 @@ import Testing
         func routeHTTP(_ request: HTTPRequestID, path: String, query: String?, now: Instant,
                        into effects: inout Effects) -> Bool { false }
         func closed(_ id: ConnectionID, into effects: inout Effects) {}
-        func tick(now: Instant, lobby: @autoclosure () -> [LobbyEntry], into effects: inout Effects) -> [NodeRequest] { [] }
         func outgoing(_ actions: [HubAction]) -> [HubAction] { actions }
-        func acquired(_ game: String, _ ownership: GameOwnership, into effects: inout Effects) -> [NodeRequest] { [] }
+        /// What the next tick asks of the hub (a takeover, as a gone owner's members would).
+        var asks: [NodeRequest] = []
+        /// Members through the old owner, taken in when this node claims their game: joins with `since`.
+        var membersThroughOldOwner: [(ConnectionID, JSON)] = []
+        /// What each member of a game this node lost had seen, as the hub said.
+        private(set) var seenByLostMembers: [ConnectionID: Int] = [:]
+
+        func tick(now: Instant, lobby: @autoclosure () -> [LobbyEntry], into effects: inout Effects) -> [NodeRequest] {
+            defer { asks = [] }
+            return asks
+        }
+        func acquired(_ game: String, _ ownership: GameOwnership, into effects: inout Effects) -> [NodeRequest] {
+            defer { membersThroughOldOwner = [] }
+            return membersThroughOldOwner.map { .admitQuietly($0.0, $0.1) }
+        }
         func learned(_ game: String, owner: GameOwnership, now: Instant, into effects: inout Effects) {}
         func claimFailed(_ game: String) {}
         func lost(_ game: String, to owner: GameOwnership, members: [(ConnectionID, JSON, Int)], now: Instant,
-                  into effects: inout Effects) -> [NodeRequest] { [] }
+                  into effects: inout Effects) -> [NodeRequest] {
+            for (id, _, seen) in members { seenByLostMembers[id] = seen }
+            return []
+        }
     }
 
     @Test func aRequestTheLinkRoutesElsewhereIsNotServedHere() {
@@ -80,5 +96,39 @@ import Testing
         }
         #expect(actions.contains(.remote(.marker(remote, 7))))
         #expect(actions.contains { if case .send(_, remote) = $0 { return true } else { return false } })
+    }
+
+    /// Issue 29's last repeat: a node whose claim was answered late loaded a copy behind what its
+    /// spectator had already seen through the game's newer owner. The spectator was shown that
+    /// stale copy's state, and when the store refused the copy, it caught up from the copy's seq
+    /// and got two diffs again.
+    @Test func aMemberTakenInPastThisNodesCopyIsShownNothingOlderAndGoesOnFromWhatItSaw() throws {
+        let store = try SQLiteGameStore.inMemory()
+        let first = HubHarness(store: store)
+        first.open(1)
+        let (game, _) = first.createKlondike(1)
+        first.send(1, #"{"type":"tap","target":"/stock"}"#)
+        first.send(1, #"{"type":"tap","target":"/stock"}"#)
+        #expect(try store.diffs(game: game, after: 0, limit: 10).count == 2)
+
+        var config = Hub.Config(games: .standard)
+        config.sharedStoreNode = "n2"
+        let late = HubHarness(config: config, store: store)
+        let link = StandInLink()
+        late.hub.attach(link)
+        late.open(5)
+        late.autoRead = false
+        link.asks = [.takeOver(game)]
+        link.membersThroughOldOwner = [(5, .object(["type": "watch", "game": .string(game), "since": 4]))]
+        late.run(.tick)
+        late.finishReads()
+        #expect(late.take(5).isEmpty, "no snapshot of seq 2 for a client that has seen seq 4")
+        let check = try #require(late.pendingReads.compactMap { read -> UInt64? in
+            if case .ownerships(let token, let games) = read, games == [game] { return token } else { return nil }
+        }.first, "a copy behind a member's stream is stale: the store is asked who owns the game")
+
+        late.run(.read(.ownerships(token: check, [game: GameOwnership(node: "n3", epoch: 2)])))
+        #expect(link.seenByLostMembers[5] == 4, "it goes on through the owner from what it saw, not from the copy's seq 2")
+        #expect(late.take(5).isEmpty)
     }
 }

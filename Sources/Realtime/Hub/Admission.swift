@@ -301,6 +301,10 @@ final class Admission {
             return
         } else if let since, since <= seen {
             catchUp.after = since
+        } else if quiet, let since {
+            // Its client saw past this copy through the game's newer owner, so the copy is stale
+            // and the store will refuse it: a snapshot of it would take the client back.
+            sessions.modify(id) { $0.shownThrough = since }
         } else {
             emit(catchUp, room.snapshotFrame(for: key))
         }

@@ -83,6 +83,13 @@ final class Handover {
         default:
             break
         }
+        // Taken in behind what it saw: this copy is stale, and the store says who owns the game
+        // now, without waiting for a write to be refused (one with nothing to write waits forever).
+        if let session = sessions[id], session.shownThrough != nil, let room = session.room,
+           room.ownershipDoubtedAt != room.seq {
+            room.ownershipDoubtedAt = room.seq
+            effects.append(.read(.ownerships(token: pending.issue(.ownershipCheck), games: [room.id])))
+        }
     }
 
     /// Claims a game whose owner is gone, for its members here.
@@ -170,7 +177,8 @@ final class Handover {
                 join = .object(["type": "join", "game": .string(room.id), "seat": .string(player)])
                 if let token = session.credential { join = join.setting("token", to: .string(token)) }
             }
-            members.append((id, join, session.key == .delayed ? room.spectatorSeq : room.releasedSeq))
+            let copySeen = session.key == .delayed ? room.spectatorSeq : room.releasedSeq
+            members.append((id, join, max(copySeen, session.shownThrough ?? 0)))
         }
         // Out of the room without a word and without a command: the game is not this node's to change.
         for id in everyone { admission.leaveGame(id, dropSelection: false, now: now, into: &effects) }

@@ -58,6 +58,7 @@ final class SessionTable {
             $0.role = role
             $0.key = key
             $0.name = name
+            $0.shownThrough = nil
         }
     }
 
@@ -68,6 +69,7 @@ final class SessionTable {
             $0.name = nil
             $0.credential = nil
             $0.recipientSlot = -1
+            $0.shownThrough = nil
         }
     }
 
@@ -143,6 +145,10 @@ struct Session {
     var user: SignedUser?
     /// Its index in its room's audience once it receives broadcasts; -1 before.
     var recipientSlot = -1
+    /// Taken in quietly by a copy of its game that is behind what its client was shown through
+    /// another owner (a claim answered late, PROTOCOL 11.1): the seq its client has seen. Such a
+    /// copy is stale; if this node loses the game, the member goes on from here, not from the copy.
+    var shownThrough: Int?
     var bucket: TokenBucket
     /// Chat's own limit (PROTOCOL section 15): times of its recent lines.
     var chatTimes = RecentLimit.chat
