@@ -155,12 +155,9 @@ final class RemoteFeeds {
         case .diff(let seq):
             if staleJoins.contains(id) { return ReplyOutcome(deliver: false) }
             guard let membership = memberships[id] else { return ReplyOutcome(deliver: true) }
-            var seen = membership.seq
-            if forwards[id]?.silent != false, membership.slot >= 0, let feed = feeds[membership.game] {
-                // It receives the game's broadcasts: a catch-up not asked by its client (one sent
-                // again, answered in turn) never repeats what the feed passed it.
-                seen = max(seen, (membership.audience == AudienceKey.delayed.tag ? feed.lastDelayedSeq : feed.lastSeq) ?? 0)
-            }
+            // A catch-up not asked by its client (one sent again, answered in turn) never
+            // repeats what the feed passed it.
+            let seen = forwards[id]?.silent != false ? self.seen(by: membership) : membership.seq
             guard seq > seen else { return ReplyOutcome(deliver: false) }  // it has this one already
             memberships[id]?.seq = seq
             return ReplyOutcome(deliver: true)
@@ -360,10 +357,7 @@ final class RemoteFeeds {
             stopReceivingToRejoin(id, into: &effects)
             return givenUp
         }
-        var since = membership.seq
-        if membership.slot >= 0, let feed = feeds[membership.game] {
-            since = max(since, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? since)
-        }
+        let since = seen(by: membership)
         stopReceiving(id, into: &effects)
         memberships[id]?.seq = since
         counters.resyncs += 1
@@ -396,10 +390,15 @@ final class RemoteFeeds {
     /// sent again on its behalf asks only for what it missed.
     private func stopReceivingToRejoin(_ id: ConnectionID, into effects: inout Effects) {
         guard let membership = memberships[id] else { return }
-        if membership.slot >= 0, let feed = feeds[membership.game] {
-            memberships[id]?.seq = max(membership.seq, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? 0)
-        }
+        memberships[id]?.seq = seen(by: membership)
         stopReceiving(id, into: &effects)
+    }
+
+    /// The last seq a member has: from the owner's replies, or passed by its feed while it receives.
+    private func seen(by membership: Membership) -> Int {
+        guard membership.slot >= 0, let feed = feeds[membership.game] else { return membership.seq }
+        let fed = membership.audience == AudienceKey.delayed.tag ? feed.lastDelayedSeq : feed.lastSeq
+        return max(membership.seq, fed ?? 0)
     }
 
     /// Members whose catch-up got lost (an owner not listening yet after a restart): in a
@@ -425,10 +424,7 @@ final class RemoteFeeds {
         var taken: [(ConnectionID, JSON)] = []
         for id in memberships.filter({ $0.value.game == game }).map(\.key).sorted() {
             guard let membership = memberships[id] else { continue }
-            var since = membership.seq
-            if membership.slot >= 0, let feed = feeds[game] {
-                since = max(since, (membership.audience == "~" ? feed.lastDelayedSeq : feed.lastSeq) ?? since)
-            }
+            let since = seen(by: membership)
             stopReceiving(id, into: &effects)
             memberships[id] = nil
             forwards[id] = nil
