@@ -450,12 +450,7 @@ final class RemoteFeeds {
 
     /// The seq a member of a remote game has seen (its replies' and the broadcasts passed on), for
     /// an ack this node answers itself.
-    func seenSeq(_ id: ConnectionID) -> Int? {
-        guard let membership = memberships[id] else { return nil }
-        let feed = feeds[membership.game]
-        let passed = membership.audience == AudienceKey.delayed.tag ? feed?.lastDelayedSeq : feed?.lastSeq
-        return max(membership.seq, passed ?? 0)
-    }
+    func seenSeq(_ id: ConnectionID) -> Int? { memberships[id].map(seen(by:)) }
 
     func members(where matches: (Membership) -> Bool) -> [ConnectionID] {
         memberships.filter { matches($0.value) }.map(\.key).sorted()
