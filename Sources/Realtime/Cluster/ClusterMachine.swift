@@ -147,7 +147,7 @@ final class ClusterMachine: NodeLink {
         } else {
             feeds.closed(id, into: &effects)
             // While the link is down they wait for it: a detach lost then leaves a seat held.
-            if linkUp { feeds.sendOwedDetaches(into: &effects) }
+            if linkUp { feeds.sendOwedDetaches(settling: !nodes.isSettled, into: &effects) }
         }
     }
 
@@ -163,7 +163,7 @@ final class ClusterMachine: NodeLink {
                 nodes.linkCameUp(now: now)
                 // Broadcasts may have been missed while the link was down: every remote member catches up.
                 lastRound = .distantPast
-                feeds.sendOwedDetaches(into: &effects)
+                feeds.sendOwedDetaches(settling: !nodes.isSettled, into: &effects)
                 return resync(feeds.members(where: { _ in true }), now: now, into: &effects)
             }
             return fail(feeds.failForwards { _ in true })
@@ -298,7 +298,10 @@ final class ClusterMachine: NodeLink {
             return (!nodes.isAlive(forward.owner) && (!nodes.wasNeverSeen(forward.owner) || unseenTooLong))
                 || now > forward.deadline
         })
-        if linkUp { feeds.sendOwedDetaches(into: &effects) }
+        if linkUp {
+            feeds.sendOwedDetaches(settling: !nodes.isSettled, into: &effects)
+            if nodes.isSettled { feeds.repeatDetaches(into: &effects) }
+        }
         // Owners back with a new incarnation lost their sessions: members join again.
         requests += resync(feeds.members(where: { changes.restarted.contains($0.owner) }), now: now, into: &effects)
         // Members whose catch-up got lost (an owner not listening yet after a restart) try again.

@@ -81,12 +81,13 @@ struct NodeDirectory {
     /// owner then) or until the link has been steady long enough to tell a dead node from a
     /// Redis filling up again; then any node whose liveness key is missing.
     var takeoverPolicy: TakeoverPolicy {
-        guard linkUp, settled else { return .none }
+        guard linkUp, isSettled else { return .none }
         // A node whose key went missing a moment ago may only be late renewing it.
         return .except(alive: Set(alive.keys).union(known.keys.filter { !dead.contains($0) && alive[$0] == nil }))
     }
 
-    private var settled = false
+    /// The link has been up for `settling` as of the last reading: every live node listens again.
+    private(set) var isSettled = false
 
     func isAlive(_ node: String) -> Bool { alive[node] != nil }
 
@@ -98,7 +99,7 @@ struct NodeDirectory {
     mutating func linkCameUp(now: Instant) {
         linkUpSince = now
         linkUp = true
-        settled = false
+        isSettled = false
     }
 
     mutating func linkWentDown() { linkUp = false }
@@ -130,7 +131,7 @@ struct NodeDirectory {
         }
         // A key missing while our own link has been steady is a node whose lease ran out.
         guard now.since(linkUpSince) >= Self.settling else { return changes }
-        settled = true
+        isSettled = true
         for node in known.keys where alive[node] == nil && !dead.contains(node) {
             guard let since = missingSince[node], now.since(since) >= Self.grace else { continue }
             dead.insert(node)

@@ -95,12 +95,31 @@ final class RemoteFeeds {
     /// gone, after the request, unless it is a member there after all.
     private var owedDetaches: [(owner: String, id: ConnectionID)] = []
 
-    /// Sends what `owedDetaches` holds (the link is up).
-    func sendOwedDetaches(into effects: inout Effects) {
-        for (owner, id) in owedDetaches where memberships[id]?.owner != owner && forwards[id]?.owner != owner {
+    /// Sends what `owedDetaches` holds (the link is up). `settling`: the link came back a moment
+    /// ago, perhaps with Redis restarted, and an owner may not listen again yet (its subscriptions
+    /// are being renewed); what is sent now goes once more when the link has settled.
+    func sendOwedDetaches(settling: Bool, into effects: inout Effects) {
+        let owed = owedDetaches.filter { !isAt($0.owner, $0.id) }
+        for (owner, id) in owed { effects.append(.cluster(.send(node: owner, .detach(from: node, connection: id.raw)))) }
+        if settling { detachesToRepeat += owed }
+        owedDetaches = []
+    }
+
+    /// Detaches sent while the link settled: each goes once more (an owner that got it ignores it).
+    private var detachesToRepeat: [(owner: String, id: ConnectionID)] = []
+
+    /// The link has settled: every owner listens again.
+    func repeatDetaches(into effects: inout Effects) {
+        for (owner, id) in detachesToRepeat where !isAt(owner, id) {
             effects.append(.cluster(.send(node: owner, .detach(from: node, connection: id.raw))))
         }
-        owedDetaches = []
+        detachesToRepeat = []
+    }
+
+    /// Whether a connection is a member at that owner, or has a request on its way there: a
+    /// detach would end what it asked for since.
+    private func isAt(_ owner: String, _ id: ConnectionID) -> Bool {
+        memberships[id]?.owner == owner || forwards[id]?.owner == owner
     }
 
     private func isForward(_ envelope: ClusterEnvelope, _ number: UInt64) -> Bool {

@@ -418,6 +418,26 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free: \(joined)")
     }
 
+    /// The 30-minute run's longest wait (62 s): Redis restarted, a connection closed meanwhile,
+    /// and its node told the owner as soon as its link was back, before the owner listened again.
+    @Test func aSeatIsFreedEvenIfItsOwnerWasNotListeningYetWhenTheLinkCameBack() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, token) = fourWithP2OnB(cluster)
+        cluster.link("a", up: false)
+        cluster.link("b", up: false)
+        cluster.close("b", 7)
+        cluster.deaf = ["a"]  // a's subscriptions are not renewed yet
+        cluster.link("b", up: true)
+        cluster.link("a", up: true)
+        cluster.deaf = []
+        cluster.now += NodeDirectory.settling
+        cluster.view(alive: ["a": "1", "b": "1"])
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        let joined = cluster.take("b", 8)
+        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free: \(joined)")
+    }
+
     @Test func aJoinGivenUpAndAskedAgainOnTheSameConnectionTakesTheSeat() {
         let cluster = ClusterHarness(["a", "b"])
         let (game, token) = joinGivenUp(cluster)
