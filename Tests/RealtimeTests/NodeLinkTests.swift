@@ -126,6 +126,9 @@ import Testing
         let check = try #require(late.pendingReads.compactMap { read -> UInt64? in
             if case .ownerships(let token, let games) = read, games == [game] { return token } else { return nil }
         }.first, "a copy behind a member's stream is stale: the store is asked who owns the game")
+        late.open(6)
+        late.send(6, #"{"type":"watch","game":"\#(game)","since":4,"id":"w"}"#)
+        #expect(late.take(6).isEmpty, "a client's own watch past the copy waits for the same answer")
 
         late.run(.read(.ownerships(token: check, [game: GameOwnership(node: "n3", epoch: 2)])))
         #expect(link.seenByLostMembers[5] == 4, "it goes on through the owner from what it saw, not from the copy's seq 2")

@@ -85,11 +85,18 @@ final class Handover {
         }
         // Taken in behind what it saw: this copy is stale, and the store says who owns the game
         // now, without waiting for a write to be refused (one with nothing to write waits forever).
-        if let session = sessions[id], session.shownThrough != nil, let room = session.room,
-           room.ownershipDoubtedAt != room.seq {
-            room.ownershipDoubtedAt = room.seq
-            effects.append(.read(.ownerships(token: pending.issue(.ownershipCheck), games: [room.id])))
+        if let session = sessions[id], session.shownThrough != nil, let room = session.room, !checking.contains(room.id) {
+            askOwner(of: room, into: &effects)
         }
+    }
+
+    /// Games whose owner the store is being asked (a join past this node's copy waits for the answer).
+    private var checking: Set<String> = []
+
+    private func askOwner(of room: GameRoom, into effects: inout Effects) {
+        room.ownershipDoubtedAt = room.seq
+        checking.insert(room.id)
+        effects.append(.read(.ownerships(token: pending.issue(.ownershipCheck), games: [room.id])))
     }
 
     /// Claims a game whose owner is gone, for its members here.
@@ -114,13 +121,12 @@ final class Handover {
     /// request waits for the store to say who owns the game, then goes there; if this node still
     /// owns it, it is answered here as any `since` past the game is (a snapshot).
     func doubts(_ id: ConnectionID, _ request: ClientRequest, game: String, since: Int?, into effects: inout Effects) -> Bool {
-        guard let since, let room = rooms[game], since > room.seq, room.ownershipDoubtedAt != room.seq else { return false }
-        room.ownershipDoubtedAt = room.seq
+        guard let since, let room = rooms[game], since > room.seq,
+              checking.contains(game) || room.ownershipDoubtedAt != room.seq else { return false }
         sessions.holdFirst(id, .request(.request(request), arrival: nil))
         sessions.setWait(id, .ownerCheck(game))
         doubting.append(id)
-        let token = pending.issue(.ownershipCheck)
-        effects.append(.read(.ownerships(token: token, games: [game])))
+        if !checking.contains(game) { askOwner(of: room, into: &effects) }
         return true
     }
 
@@ -149,6 +155,7 @@ final class Handover {
             if case .ownerCheck(let game)? = sessions.wait(of: id), sessions.endWait(id, .ownerCheck(game)) { resumable.append(id) }
         }
         doubting = []
+        checking = []
         return resumable
     }
 
