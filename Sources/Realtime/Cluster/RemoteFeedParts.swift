@@ -61,3 +61,31 @@ struct ClusterCounters: Sendable, Equatable {
     /// Forwards this node dropped as owner because their sender had given them up.
     var expiredForwards = 0
 }
+
+/// Word owed to owners that a connection of this node is gone. A request given up here may
+/// still reach its owner and leave a session there, holding a seat that nobody answers for; a
+/// connection that closes while the link to Redis is down cannot say so then. The word waits for
+/// the link. What goes while the link settles goes once more after: with Redis restarted, an owner
+/// may not listen again yet, and pub/sub keeps nothing for a channel nobody listens to.
+struct OwedDetaches {
+    typealias Detach = (owner: String, id: ConnectionID)
+    private var owed: [Detach] = []
+    private var toRepeat: [Detach] = []
+
+    mutating func owe(_ id: ConnectionID, to owner: String) { owed.append((owner, id)) }
+
+    /// What to send now, less the connections that are at that owner again (`isAt`: a member
+    /// there, or a request on its way), whose session a detach would end.
+    mutating func due(settling: Bool, unless isAt: (String, ConnectionID) -> Bool) -> [Detach] {
+        let due = owed.filter { !isAt($0.owner, $0.id) }
+        owed = []
+        if settling { toRepeat += due }
+        return due
+    }
+
+    /// What went while the link settled, to send once more (an owner that had it ignores it).
+    mutating func dueAgain(unless isAt: (String, ConnectionID) -> Bool) -> [Detach] {
+        defer { toRepeat = [] }
+        return toRepeat.filter { !isAt($0.owner, $0.id) }
+    }
+}

@@ -82,38 +82,26 @@ final class RemoteFeeds {
         var failed: [(ConnectionID, Forward)] = []
         for (id, forward) in forwards.sorted(by: { $0.key < $1.key }) where failing(forward) {
             forwards[id] = nil
-            owedDetaches.append((forward.owner, id))
+            owed.owe(id, to: forward.owner)
             if let game = forward.game { feeds[game]?.awaiting.removeAll { $0.owner == forward.owner && isForward($0.envelope, forward.number) } }
             if sessions.endWait(id, .remote(forward.number)) { failed.append((id, forward)) }
         }
         return failed
     }
 
-    /// Owners that may yet take in a connection whose request was given up here (it reached
-    /// them, or is on its way; their answer did not come in time): a join or watch would leave
-    /// a session there, holding a seat, that nobody answers for. They are told the connection is
-    /// gone, after the request, unless it is a member there after all.
-    private var owedDetaches: [(owner: String, id: ConnectionID)] = []
+    /// Word owed to owners that a connection of this node is gone (`OwedDetaches`).
+    private var owed = OwedDetaches()
 
-    /// Sends what `owedDetaches` holds (the link is up). `settling`: the link came back a moment
-    /// ago, perhaps with Redis restarted, and an owner may not listen again yet (its subscriptions
-    /// are being renewed); what is sent now goes once more when the link has settled.
+    /// Sends the detaches owed (the link is up); `settling`: see `OwedDetaches.due`.
     func sendOwedDetaches(settling: Bool, into effects: inout Effects) {
-        let owed = owedDetaches.filter { !isAt($0.owner, $0.id) }
-        for (owner, id) in owed { effects.append(.cluster(.send(node: owner, .detach(from: node, connection: id.raw)))) }
-        if settling { detachesToRepeat += owed }
-        owedDetaches = []
+        send(owed.due(settling: settling, unless: isAt), into: &effects)
     }
 
-    /// Detaches sent while the link settled: each goes once more (an owner that got it ignores it).
-    private var detachesToRepeat: [(owner: String, id: ConnectionID)] = []
+    /// The link has settled: every owner listens again, and hears once more what it may have missed.
+    func repeatDetaches(into effects: inout Effects) { send(owed.dueAgain(unless: isAt), into: &effects) }
 
-    /// The link has settled: every owner listens again.
-    func repeatDetaches(into effects: inout Effects) {
-        for (owner, id) in detachesToRepeat where !isAt(owner, id) {
-            effects.append(.cluster(.send(node: owner, .detach(from: node, connection: id.raw))))
-        }
-        detachesToRepeat = []
+    private func send(_ detaches: [OwedDetaches.Detach], into effects: inout Effects) {
+        for (owner, id) in detaches { effects.append(.cluster(.send(node: owner, .detach(from: node, connection: id.raw)))) }
     }
 
     /// Whether a connection is a member at that owner, or has a request on its way there: a
@@ -495,11 +483,11 @@ final class RemoteFeeds {
         if let membership = memberships[id] {
             stopReceiving(id, into: &effects)
             memberships[id] = nil
-            owedDetaches.append((membership.owner, id))
+            owed.owe(id, to: membership.owner)
             dropFeedIfIdle(membership.game, into: &effects)
         }
         guard let forward = forwards.removeValue(forKey: id) else { return }
-        owedDetaches.append((forward.owner, id))
+        owed.owe(id, to: forward.owner)
         if let game = forward.game { dropFeedIfIdle(game, into: &effects) }
     }
 

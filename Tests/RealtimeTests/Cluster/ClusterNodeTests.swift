@@ -406,16 +406,21 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "nobody holds p2: \(joined)")
     }
 
+    /// A new connection on `b` asks for seat p2, and gets it.
+    private func expectSeatP2Free(_ cluster: ClusterHarness, game: String, token: String) {
+        cluster.open("b", 8)
+        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
+        let joined = cluster.take("b", 8)
+        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free: \(joined)")
+    }
+
     @Test func aSeatIsFreedEvenIfItsConnectionClosedWhileTheLinkWasDown() {
         let cluster = ClusterHarness(["a", "b"])
         let (game, token) = fourWithP2OnB(cluster)
         cluster.link("b", up: false)
         cluster.close("b", 7)  // its client gives up and tries elsewhere
         cluster.link("b", up: true)
-        cluster.open("b", 8)
-        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
-        let joined = cluster.take("b", 8)
-        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free: \(joined)")
+        expectSeatP2Free(cluster, game: game, token: token)
     }
 
     /// The 30-minute run's longest wait (62 s): Redis restarted, a connection closed meanwhile,
@@ -432,10 +437,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.deaf = []
         cluster.now += NodeDirectory.settling
         cluster.view(alive: ["a": "1", "b": "1"])
-        cluster.open("b", 8)
-        cluster.send("b", 8, #"{"type":"join","game":"\#(game)","token":"\#(token)","seat":"p2"}"#)
-        let joined = cluster.take("b", 8)
-        #expect(joined.first?["type"] == "joined" && joined.first?["you"] == "p2", "the seat is free: \(joined)")
+        expectSeatP2Free(cluster, game: game, token: token)
     }
 
     @Test func aJoinGivenUpAndAskedAgainOnTheSameConnectionTakesTheSeat() {
