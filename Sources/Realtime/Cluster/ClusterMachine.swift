@@ -185,7 +185,7 @@ final class ClusterMachine: NodeLink {
         case .streamRead(let game, let publications):
             return resync(feeds.streamRead(game, publications, into: &effects), now: now, into: &effects)
         case .codeFound(let code, let node, let linkFailed):
-            return codeFound(code, node: node, linkFailed: linkFailed)
+            return codeFound(code, node: node, linkFailed: linkFailed, now: now)
         case .fenced:
             guard !fenced else { return [] }
             fenced = true
@@ -255,13 +255,16 @@ final class ClusterMachine: NodeLink {
         }
     }
 
-    private func codeFound(_ code: String, node: String?, linkFailed: Bool) -> [NodeRequest] {
+    private func codeFound(_ code: String, node: String?, linkFailed: Bool, now: Instant) -> [NodeRequest] {
         if let node { nodes.learn(code: code, node: node) }
         var requests: [NodeRequest] = []
         for id in codeWaiters.removeValue(forKey: code) ?? [] where sessions.endWait(id, .owner(code)) {
             if node == nil, case .request(.request(let request), _)? = sessions.takeFirstHeld(id) {
-                // No node has this code: no such game anywhere.
+                // No node has this code: no such game anywhere, once Redis has had time to hear
+                // from every live node again; before that, its node may only not have said so yet.
                 let error = linkFailed ? ProtocolError.unavailable("the cluster's link to Redis is down; try again")
+                    : !nodes.codeAbsenceIsKnown(now: now)
+                    ? ProtocolError.unavailable("the cluster is finding this game's node; try again")
                     : ProtocolError(.notFound, "no game with that id")
                 requests.append(.refuse(id, error, requestID: request.id))
             } else {
@@ -302,8 +305,19 @@ final class ClusterMachine: NodeLink {
             feeds.sendOwedDetaches(settling: !nodes.isSettled, into: &effects)
             if nodes.isSettled { feeds.repeatDetaches(into: &effects) }
         }
-        // Owners back with a new incarnation lost their sessions: members join again.
-        requests += resync(feeds.members(where: { changes.restarted.contains($0.owner) }), now: now, into: &effects)
+        // Owners back with a new incarnation lost their sessions: members join again. On a shared
+        // store the new incarnation owns nothing, and a node that saw the old one die may hold its
+        // games now: the store is asked who does before anyone catches up (a catch-up through the
+        // restarted node went unanswered for good while the new owner's diffs passed them by).
+        let orphaned = feeds.members(where: { changes.restarted.contains($0.owner) })
+        if nodes.sharesStore {
+            for game in feeds.ownerUnknown(orphaned, into: &effects).subtracting(takingOver).sorted() {
+                takingOver.insert(game)
+                requests.append(.takeOver(game))
+            }
+        } else {
+            requests += resync(orphaned, now: now, into: &effects)
+        }
         // Members whose catch-up got lost (an owner not listening yet after a restart) try again.
         requests += resync(feeds.adrift(ownerAlive: nodes.isAlive), now: now, into: &effects)
         // Nodes whose lease ran out: their connections' sessions here end, and leave the presence counts.

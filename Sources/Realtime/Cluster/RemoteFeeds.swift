@@ -349,6 +349,11 @@ final class RemoteFeeds {
     func resync(_ id: ConnectionID, busy: BusyMember = .caughtUp, now: Instant, lease: Double,
                 into effects: inout Effects) -> (ConnectionID, Forward)? {
         guard let membership = memberships[id], sessions.isOpen(id) else { return nil }
+        guard !membership.owner.isEmpty else {
+            // Whose the game is waits on a claim: its answer catches the member up (`repoint`, `takeMembers`).
+            stopReceivingToRejoin(id, into: &effects)
+            return nil
+        }
         if busy == .leftAlone, forwards[id] != nil || sessions.wait(of: id) != nil { return nil }
         var givenUp: (ConnectionID, Forward)?
         if let forward = forwards[id] {
@@ -391,6 +396,21 @@ final class RemoteFeeds {
             if forwards[id] == nil && sessions.wait(of: id) == nil { now.append(id) }
         }
         return now
+    }
+
+    /// Members whose owner restarted, on a store shared by the nodes: its new incarnation owns
+    /// nothing it owned, and another node may hold the game now. Each stops receiving as of what
+    /// it saw and has no owner until the store says who it is (`repoint`, or `takeMembers` if
+    /// this node's claim wins). Returns their games, to claim.
+    func ownerUnknown(_ ids: [ConnectionID], into effects: inout Effects) -> Set<String> {
+        var games: Set<String> = []
+        for id in ids {
+            guard let game = memberships[id]?.game else { continue }
+            stopReceivingToRejoin(id, into: &effects)
+            memberships[id]?.owner = ""
+            games.insert(game)
+        }
+        return games
     }
 
     /// Stops passing a member its game's broadcasts, noting what it has seen, so that a join
