@@ -12,7 +12,8 @@ struct NodeDirectory {
     /// A shared store's owners as last learned (answers to claims, refused writes), by game.
     private var owners: [String: GameOwnership] = [:]
     private var linkUp = false
-    /// Game id codes to node names.
+    /// Game id codes to node names: every code learned since start. A code names one node for
+    /// good, so one Redis forgot (restarted empty, before its node wrote it again) is still known.
     private(set) var codes: [String: String] = [:]
     /// Live nodes and their incarnations, as last read from Redis.
     private(set) var alive: [String: String] = [:]
@@ -104,6 +105,14 @@ struct NodeDirectory {
 
     mutating func linkWentDown() { linkUp = false }
 
+    /// Whether Redis not knowing a code means no node has it: only once the link has been up
+    /// for `settling` and a lease more (a live node's link comes back and writes its code within
+    /// that). Before, the code's node may not have written it again into a Redis that restarted
+    /// empty, and its games are unavailable, not absent.
+    func codeAbsenceIsKnown(now: Instant) -> Bool {
+        linkUp && isSettled && now.since(linkUpSince) >= Self.settling + identity.leaseSeconds
+    }
+
     /// What changed with a new reading of the cluster.
     struct Changes {
         /// Nodes back with a new incarnation: they lost their sessions.
@@ -116,7 +125,7 @@ struct NodeDirectory {
 
     mutating func read(codes: [String: String], alive: [String: String], now: Instant) -> Changes {
         var changes = Changes()
-        self.codes = codes
+        self.codes.merge(codes) { _, read in read }
         self.alive = alive
         for node in known.keys where alive[node] == nil && missingSince[node] == nil { missingSince[node] = now }
         for (node, incarnation) in alive {

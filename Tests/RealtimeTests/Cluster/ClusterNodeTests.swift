@@ -38,7 +38,8 @@ final class ClusterHarness {
     var holdingForwardsOf: Set<ConnectionID> = []
     /// Publications on a game channel that a node does not get (a missed message).
     var dropping: ((String, Publication) -> Bool)?
-    private let codes: [String: String]
+    /// Redis's `bc:codes`: what a node's look-up of a code finds.
+    private var codes: [String: String]
 
     /// `seen`: the nodes every node's first view holds alive (all of them by default).
     init(_ names: [String], seen: [String]? = nil) {
@@ -102,6 +103,24 @@ final class ClusterHarness {
     }
 
     func clearStream(_ game: String) { streams[game] = [] }
+
+    /// Redis restarts empty: every node's link drops and comes back, and their first look finds
+    /// no codes and no live keys (the nodes write theirs again on their next rounds).
+    func redisRestartedEmpty() {
+        let written = codes
+        codes = [:]
+        for node in nodes.values {
+            link(node.name, up: false)
+            link(node.name, up: true)
+            deliver(.view(codes: [:], alive: [:], lobbies: [:]), to: node)
+        }
+        codesWrittenAgain = written
+    }
+
+    private var codesWrittenAgain: [String: String] = [:]
+
+    /// The nodes have written their codes into Redis again.
+    func codesAreBack() { codes = codesWrittenAgain }
 
     /// A klondike game created by connection 1 on `a` and watched by connection 7 on `b`: its id.
     func createOnAWatchedFromB() -> String {
@@ -602,6 +621,36 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         cluster.now += 2.5
         cluster.view(alive: ["b": "1"])
         #expect(cluster.take("b", 8).first?["code"] == "unavailable")
+    }
+
+    @Test func aGameOfACodeRedisForgotIsStillFoundThroughTheCodeThisNodeLearned() {
+        let cluster = ClusterHarness(["a", "b"])
+        let (game, _) = create(cluster)
+        cluster.redisRestartedEmpty()
+        // The nodes' live keys are back a round later; their codes not yet.
+        cluster.view(alive: ["a": "1", "b": "1"])
+        cluster.open("b", 7)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(game)","id":"w"}"#)
+        #expect(cluster.types("b", 7) == ["joined", "snapshot", "ack"], "a code names its node for good")
+    }
+
+    @Test func aCodeNoNodeHasIsUnavailableUntilRedisHasHadALeaseToHearFromEveryNode() {
+        let cluster = ClusterHarness(["a", "b"])
+        cluster.redisRestartedEmpty()
+        cluster.open("b", 7)
+        // A code b never learned (a node that joined while b was away), not yet written again.
+        let unheard = "zz" + String(repeating: "q", count: GameIDs.length - 2)
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(unheard)","id":"w"}"#)
+        #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"], "not `not-found`: Redis may only have forgotten")
+        cluster.now += NodeDirectory.settling
+        cluster.view(alive: ["a": "1", "b": "1"])
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(unheard)","id":"x"}"#)
+        #expect(cluster.take("b", 7).map { $0["code"] } == ["unavailable"], "settled, but not yet a lease since the link came up")
+        cluster.now += 3  // the harness's lease
+        cluster.view(alive: ["a": "1", "b": "1"])
+        cluster.codesAreBack()
+        cluster.send("b", 7, #"{"type":"watch","game":"\#(unheard)","id":"y"}"#)
+        #expect(cluster.take("b", 7).map { $0["code"] } == ["not-found"], "every live node has written its code again")
     }
 
     @Test func anOwnerThatIsGoneAnswersUnavailableAndItsMembersStay() {
