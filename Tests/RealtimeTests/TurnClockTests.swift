@@ -6,13 +6,38 @@ import Testing
 @Suite struct TurnClockTests {
     private let option = ClockOption(initial: 300, increment: 5)
 
-    @Test func theClockOptionReadsAnObjectOrTheShorthandAndRefusesWhatIsOutOfRange() throws {
+    @Test func theClockOptionReadsAnObjectOnlyAndRefusesWhatIsOutOfRange() throws {
         #expect(try ClockOption.read(.object(["clock": .object(["initial": 300, "increment": 5])])) == option)
-        #expect(try ClockOption.read(.object(["clock": "300+5"])) == option)
-        #expect(try ClockOption.read(.object(["clock": "60"])) == ClockOption(initial: 60, increment: 0))
+        #expect(try ClockOption.read(.object(["clock": .object(["initial": 60])])) == ClockOption(initial: 60, increment: 0))
         #expect(try ClockOption.read(.object([:])) == nil)
-        for bad: JSON in ["9+0", "10801+0", "60+181", "60+", "fast", 300, .object(["initial": "x"]), .object(["increment": 5])] {
+        // The shorthand's "S+I" is the terminal's: a JSON message that sends it is refused (section 2).
+        for bad: JSON in ["300+5", "60", "fast", 300, .object(["initial": "x"]), .object(["increment": 5]),
+                          .object(["initial": 9]), .object(["initial": 10801]), .object(["initial": 60, "increment": 181])] {
             #expect(throws: ProtocolError.self, "\(bad.encoded)") { try ClockOption.read(.object(["clock": bad])) }
+        }
+    }
+
+    @Test func theShorthandsClockAndBotsBecomeTheMessagesObjects() throws {
+        let games = GameCatalog.standard
+        func options(_ line: String) throws -> JSON? { try Shorthand.message(from: line, games: games).get()["options"] }
+        #expect(try options("create four clock=300+5 bot=2")
+                == .object(["clock": .object(["initial": 300.0, "increment": 5.0]), "bots": .object(["p2": 2])]))
+        #expect(try options("create four clock=60")?["clock"] == .object(["initial": 60.0, "increment": 0]))
+        #expect(try options("create race seats=3 bots=1,2")?["bots"] == .object(["p2": 1, "p3": 2]))
+        #expect(try options("reset bot=1")?["bots"] == .object(["p2": 1]))
+        #expect(try ClockOption.read(try options("create four clock=300+5")!) == option)
+        for bad in ["create four clock=fast", "create four clock=60+", "create four bot=x", "create race bots=1,,2",
+                    "create four bot=1 bots=1"] {
+            #expect(throws: ProtocolError.self, "\(bad)") { try Shorthand.message(from: bad, games: games).get() }
+        }
+    }
+
+    @Test func aJSONMessageNamesItsBotsByObjectOnly() throws {
+        let seats = ["p1", "p2"]
+        #expect(try BotSeats.read(.object(["bots": .object(["p2": 2])]), seats: seats, levels: 1...3).json
+                == .object(["p2": 2]))
+        for bad: JSON in [.object(["bots": 2]), .object(["bots": "2"]), .object(["bot": 2]), .object(["bots": .object(["p2": "x"])])] {
+            #expect(throws: ProtocolError.self, "\(bad.encoded)") { try BotSeats.read(bad, seats: seats, levels: 1...3) }
         }
     }
 

@@ -25,7 +25,7 @@ import time
 from clock_helpers import (BOT_TURN, Referee, TimedClient, cause_is, check_clock_shape, check_now, diff_by,
                            http_json, in_step, is_diff, is_event, legal_columns, parse_time,
                            remaining_ms)
-from e2e_client import Client, new_id, run
+from e2e_client import DEFAULT_TIMEOUT, Client, new_id, run
 from four_helpers import immediate_wins, other
 from test_cluster import redis  # noqa: F401 - the redis fixture
 from test_shared_store import LEASE, node as store_node, one_history
@@ -34,6 +34,9 @@ from test_shared_store import LEASE, node as store_node, one_history
 HORIZONTAL_BY_P1 = [3, 3, 2, 2, 1, 1, 0]
 SHORT = {"initial": 10, "increment": 0}  # the shortest clock there is
 SEED = 20261126  # the random players' generator: fixed, so a failing game plays again the same way
+# The bot games have a clock no game here uses up: section 18's 2 s are then read off the server's
+# own instants (what the bot's move charged its clock), not off when frames reached a busy test.
+BOT_CLOCK = {"initial": 3600, "increment": 0}
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -109,14 +112,19 @@ def sensible_column(columns, rng: random.Random, seat: str = "p1") -> int:
 
 
 async def bot_turn(human: TimedClient, referee: Referee, bot: str = "p2") -> dict:
-    """It is the bot's turn: its move comes within 2 s of the diff that made it so."""
+    """It is the bot's turn: its move comes within 2 s of the diff that made it so (section 18).
+    Judged by the server's own clock: what the move charged the bot's clock is the time between
+    the two diffs' `since` (the referee holds it to that), so neither the frames' way nor a busy
+    test process can make a move look late."""
+    assert referee.clocked, "the bots' 2 s are read off the game's clock: give the game a `clock`"
     assert referee.model.state["turn"] == bot, referee.model.state
-    start = began(human, referee.seq)
-    diff, arrived, _ = await human.expect_stamped(diff_by(bot, True, referee.seq), timeout=BOT_TURN + 3)
-    assert arrived - start <= BOT_TURN, \
-        (f"the bot (level {referee.bots.get(bot)}) took {arrived - start:.2f}s to answer move "
-         f"{referee.model.state['moves']} (section 18: within 2 s of its turn); board {referee.model.state['columns']}")
-    referee.follow(human)
+    before, moves = referee.state["clocks"][bot], referee.model.state["moves"]
+    diff = await human.expect(diff_by(bot, True, referee.seq))
+    referee.follow(human)  # the clock arithmetic: charged = the time from the turn's `since` to the move's
+    spent = before + referee.clock["increment"] * 1000 - human.at_seq[diff["seq"]]["clocks"][bot]
+    assert spent <= BOT_TURN * 1000 + 1, \
+        (f"the bot (level {referee.bots.get(bot)}) took {spent} ms of its clock to answer move {moves} "
+         f"(section 18: within 2 s of its turn); board {referee.model.state['columns']}")
     return diff
 
 
@@ -150,9 +158,9 @@ async def create_bot_game(url: str, options: dict, name: str = "human"):
     referee = Referee(options.get("first", "p1"), clock=options.get("clock"), bots=options["bots"])
     snapshot = reply.one("snapshot")
     referee.begin(snapshot["seq"], snapshot["state"], name)
-    await human.until_state(lambda s: s["status"] != "waiting", timeout=2)
+    await human.until_state(lambda s: s["status"] != "waiting")
     if snapshot["state"]["status"] == "waiting":
-        await human.expect(is_event("start"), timeout=2)
+        await human.expect(is_event("start"))
     referee.follow(human)
     return human, referee, reply.one("created")["game"], reply.one("created")["token"]
 
@@ -255,6 +263,13 @@ def test_options_out_of_range_or_on_the_wrong_game_are_refused(server):
         ("four", {"clock": {"initial": 10, "increment": -1}}, "bad-request"),
         ("four", {"clock": {"initial": "ten", "increment": 0}}, "bad-request"),
         ("four", {"clock": "5+0"}, "bad-request"),
+        # The shorthand's short forms are the terminal's; a JSON message states objects (section 2).
+        ("four", {"clock": "300+5"}, "bad-request"),
+        ("four", {"clock": 300}, "bad-request"),
+        ("four", {"bots": 2}, "bad-request"),
+        ("four", {"bot": 2}, "bad-request"),
+        ("four", {"bots": "2"}, "bad-request"),
+        ("race", dict(race, bots="2"), "bad-request"),
         ("klondike", {"clock": {"initial": 60, "increment": 0}}, "bad-request"),
         ("plane", {"clock": {"initial": 60, "increment": 0}}, "bad-request"),
         ("race", {"seats": 2, "clock": {"initial": 60, "increment": 0}}, "bad-request"),
@@ -310,17 +325,20 @@ def test_a_moves_diff_sets_the_movers_time_the_running_seat_and_since(server):
         for index, (column, think) in enumerate(zip(HORIZONTAL_BY_P1, thinks)):
             seat = referee.model.state["turn"]
             old = copy.deepcopy(referee.state["clocks"])
-            previous = began(p1, referee.seq)
+            began(p1, referee.seq)  # p1 has seen the state the mover thinks about (from `since` on, its clock ran)
             await asyncio.sleep(think)  # the player thinks: its clock runs
             sent = time.time()
             _, diff = await move(players, referee, column)  # the referee checks the clocks' arithmetic
-            arrived, arrived_wall = (await p1.expect_stamped(is_diff(diff["seq"])))[1:]
+            arrived_wall = (await p1.expect_stamped(is_diff(diff["seq"])))[2]
             new = referee.state["clocks"]
             if new["running"] is not None:
                 since = parse_time(new["since"])
                 assert sent - 0.05 <= since <= arrived_wall + 0.05, f"`since` is the move's instant: {new}"
+                # What the server charged (its two instants) covers the player's thinking, which began
+                # after the old `since` reached p1; and ends before the answer came. Bounds that a slow
+                # frame only widens: a busy machine cannot break them.
                 spent = since - parse_time(old["since"])
-                assert abs(spent - (arrived - previous)) <= 0.3, (spent, arrived - previous)
+                assert think - 0.05 <= spent <= arrived_wall - parse_time(old["since"]) + 0.05, (think, spent, old, new)
                 assert new["running"] == other(seat), new
             if index % 3 == 2:
                 await in_step(server.ws(), game, *players.values(), spectator)
@@ -340,18 +358,19 @@ def test_a_moves_diff_sets_the_movers_time_the_running_seat_and_since(server):
 
 def test_time_running_out_ends_the_game_within_half_a_second_for_everyone(server):
     async def scenario():
-        players, referee, game, _, (start_mono, _) = await start_clocked(server.ws(), SHORT)
+        players, referee, game, _, _ = await start_clocked(server.ws(), SHORT)
         p1, p2 = players["p1"], players["p2"]
         spectator = await TimedClient.connect(server.ws(), "spectator")
         assert (await spectator.watch(game)).ok
         since = parse_time(referee.state["clocks"]["since"])
-        diff, arrived, arrived_wall = await p1.expect_stamped(cause_is("timeout"), timeout=10 + 0.5 + 0.3 + 3)
-        waited = arrived - start_mono
-        assert 10 - 0.3 <= waited <= 10 + 0.5 + 0.3, f"the timeout came {waited:.2f}s after the start event"
+        diff, _, arrived_wall = await p1.expect_stamped(cause_is("timeout"), timeout=10 + DEFAULT_TIMEOUT)
         assert arrived_wall >= since + 10 - 0.02, "not before the time was used up"
         assert diff["cause"] == {"type": "timeout", "seat": "p1"}, diff["cause"]
         referee.follow(p1)  # p1's clock 0, nothing running, won by p2
         state = p1.state
+        # When the game ended is the server's own instant: the stopped clock's `since`.
+        late = parse_time(state["clocks"]["since"]) - (since + 10)
+        assert -0.002 <= late <= 0.5 + 0.002, f"the game ended {late:+.3f}s after p1's time ran out (within 0.5 s)"
         assert state["status"] == "won" and state["winner"] == "p2" and state["clocks"]["p1"] == 0, state
         assert state["clocks"]["p2"] == 10000 and state["clocks"]["running"] is None, state
         event = await p1.expect(is_event("won"))
@@ -359,9 +378,9 @@ def test_time_running_out_ends_the_game_within_half_a_second_for_everyone(server
         assert event["by"] == "p2" and event["reason"] == "time" and event["seq"] == diff["seq"], event
         assert event["moves"] == 0 and isinstance(event["seconds"], (int, float)) and 9 <= event["seconds"] <= 11, event
         for member in (p2, spectator):
-            theirs = await member.expect(is_diff(diff["seq"]), timeout=2)
+            theirs = await member.expect(is_diff(diff["seq"]))
             assert theirs["cause"] == diff["cause"] and theirs["ops"] == diff["ops"], (member.name, theirs)
-            told = await member.expect(is_event("won"), timeout=2)
+            told = await member.expect(is_event("won"))
             assert (told["by"], told["reason"]) == ("p2", "time"), told
         refused = await p2.request({"type": "tap", "target": "/columns/3"})
         assert refused.ack["code"] == "illegal-move", "the game is over"
@@ -381,18 +400,12 @@ def test_time_runs_out_with_nobody_connected(server):
         seq, state = referee.seq, copy.deepcopy(referee.state)
         await close_all(*players.values())
 
-        # Nobody is there to await: the lobby's object is polled.
-        seen_won = None
-        deadline = since + 10 + 0.5 + 3
-        while time.time() < deadline:
-            asked = time.time()
-            if http_json(server, f"/api/games/{game}")["status"] == "won":
-                seen_won = asked
-                break
+        # Nobody is there to await: the lobby's object is polled, only to learn that it happened; when
+        # it happened is the server's own instant, the stopped clock's `since` (below).
+        deadline = since + 10 + DEFAULT_TIMEOUT
+        while http_json(server, f"/api/games/{game}")["status"] != "won":
+            assert time.time() < deadline, "the game never timed out with nobody connected"
             await asyncio.sleep(0.1)
-        assert seen_won is not None, "the game never timed out with nobody connected"
-        assert seen_won >= since + 10 - 0.3, f"won {seen_won - since:.2f}s after p2's clock started"
-        assert seen_won - since <= 10 + 0.5 + 0.3 + 0.2, f"won {seen_won - since:.2f}s after p2's clock started"
         one = http_json(server, f"/api/games/{game}")
         assert (one["status"], one["seq"]) == ("won", seq + 1), one
 
@@ -404,6 +417,8 @@ def test_time_runs_out_with_nobody_connected(server):
         assert final["status"] == "won" and final["winner"] == "p1" and final["turn"] is None, final
         assert final["clocks"]["p2"] == 0 and final["clocks"]["running"] is None, final["clocks"]
         assert final["clocks"]["p1"] == state["clocks"]["p1"], final["clocks"]
+        late = parse_time(final["clocks"]["since"]) - (since + state["clocks"]["p2"] / 1000)
+        assert -0.002 <= late <= 0.5 + 0.002, f"the game ended {late:+.3f}s after p2's time ran out (within 0.5 s)"
         late = await TimedClient.connect(server.ws(), "since")
         late.prime(game, state)
         caught_up = await late.watch(game, since=seq)
@@ -431,32 +446,34 @@ def test_a_game_with_a_running_clock_stays_live_then_times_out(start_server, tmp
         since = parse_time(referee.state["clocks"]["since"])
         await close_all(control, other_player, *players.values())
 
-        control_rested = None
-        timed_out = None
-        while time.time() < since + 15 + 3:
+        # Polled until the clocked game is won: some poll must show the game without a clock rested
+        # while the clocked one is still live and playing (an idle game rests; one whose clock runs does not).
+        both_seen = False
+        timed_out = False
+        while time.time() < since + 15 + DEFAULT_TIMEOUT:
             asked = time.time()
             listed = {g["game"]: g for g in http_json(server, "/api/games")}
-            if control_game not in listed and control_rested is None:
-                control_rested = asked
             if game in listed:
                 entry = listed[game]
                 assert (entry["players"], entry["spectators"]) == (0, 0), entry
                 if entry["status"] == "won":
-                    timed_out = asked
+                    timed_out = True
                     break
+                both_seen = both_seen or control_game not in listed
             else:
                 one = http_json(server, f"/api/games/{game}")
                 assert one["status"] == "won", \
                     f"a game whose clock runs rested {asked - since:.1f}s into a 15 s clock: {one}"
-                timed_out = asked
+                timed_out = True
                 break
             await asyncio.sleep(0.2)
-        assert control_rested is not None and control_rested < since + 8, "the game without a clock rests"
-        assert timed_out is not None, "the clocked game never timed out"
-        assert since + 15 - 0.3 <= timed_out <= since + 15 + 0.5 + 0.3 + 0.3, timed_out - since
+        assert both_seen, "the game without a clock never rested while the clocked one ran"
+        assert timed_out, "the clocked game never timed out"
         watcher = await TimedClient.connect(server.ws(), "watcher")
         final = (await watcher.watch(game)).one("snapshot")["state"]
         assert final["winner"] == "p2" and final["clocks"]["p1"] == 0, final
+        late = parse_time(final["clocks"]["since"]) - (since + 15)
+        assert -0.002 <= late <= 0.5 + 0.002, f"the game ended {late:+.3f}s after p1's time ran out (within 0.5 s)"
         await watcher.close()
 
     run(scenario(), timeout=60)
@@ -481,7 +498,7 @@ def test_resume_after_kill_9_charges_nobody_for_the_downtime(start_server, tmp_p
         await asyncio.sleep(1.0)  # p1's clock runs; this second is never charged once the server dies
         first.kill()
         for client in players.values():
-            await client.wait_closed(5)
+            await client.wait_closed()
         return referee, game, token, {seat: (c.seq, copy.deepcopy(c.state)) for seat, c in players.items()}
 
     referee, game, token, seen = run(before())
@@ -504,7 +521,7 @@ def test_resume_after_kill_9_charges_nobody_for_the_downtime(start_server, tmp_p
             assert reply.one("joined").get("clock") == clock
             players[seat] = client
         p1 = players["p1"]
-        resume = await p1.expect(cause_is("resume", referee.seq), timeout=5)
+        resume = await p1.expect(cause_is("resume", referee.seq))
         applied = referee.follow(p1)
         assert [d["cause"]["type"] for d in applied] == ["resume"], applied
         clocks = referee.state["clocks"]
@@ -555,28 +572,30 @@ def test_a_takeover_on_the_shared_store_resumes_the_running_clock_with_one_histo
         p1_seq, p1_state = players["p1"].seq, copy.deepcopy(players["p1"].state)
         killed = time.time()
         a.kill()
-        await players["p1"].wait_closed(5)
+        dead_by = time.time()  # kill() returns once the process is gone
+        await players["p1"].wait_closed()
 
-        # p1 comes back on node b: served once another node took the game over.
+        # p1 comes back on node b: served once another node took the game over, within --lease + 5 s
+        # of the owner's death (section 11.1). Judged by when each join left: one refused that was
+        # sent after that is a failure, and a slow answer cannot make it look late.
         back = await TimedClient.connect(b.ws(), "p1@b")
         back.prime(game, p1_state)
-        deadline = time.time() + LEASE + 5 + 2
         while True:
+            asked = time.time()
             reply = await back.request({"type": "join", "game": game, "token": token, "seat": "p1", "since": p1_seq})
             if reply.ok:
                 break
             assert reply.ack["code"] == "unavailable", reply.ack
-            assert time.time() < deadline, "never served again after the owner's death"
+            assert asked < dead_by + LEASE + 5, f"a join sent {asked - dead_by:.1f}s after the owner's death was refused"
             await asyncio.sleep(0.2)
-        assert time.time() - killed <= LEASE + 5 + 1, f"takeover took {time.time() - killed:.1f}s"
         assert reply.one("joined")["you"] == "p1" and reply.one("joined").get("clock") == clock, reply
-        resume = await back.expect(cause_is("resume", p1_seq), timeout=5)
+        resume = await back.expect(cause_is("resume", p1_seq))
         applied = referee.follow(back)
         assert [d["cause"]["type"] for d in applied] == ["resume"], applied
         clocks = referee.state["clocks"]
         assert clocks["p1"] == stored["p1"] and parse_time(clocks["since"]) >= killed - 0.05, (stored, clocks)
         for member in (players["p2"], spectator):
-            theirs = await member.expect(is_diff(resume["seq"]), timeout=5)
+            theirs = await member.expect(is_diff(resume["seq"]))
             assert theirs["cause"] == {"type": "resume"} and theirs["ops"] == resume["ops"], theirs
         assert spectator.is_open and len(spectator.received("snapshot")) == snapshots, "no snapshot, no gap"
 
@@ -585,7 +604,7 @@ def test_a_takeover_on_the_shared_store_resumes_the_running_clock_with_one_histo
         await move(players, referee, 3)
         await asyncio.sleep(0.3)
         await move(players, referee, 4)
-        await spectator.expect(is_diff(referee.seq), timeout=5)
+        await spectator.expect(is_diff(referee.seq))
         one_history(spectator, players["p2"], back)
         replay = await TimedClient.connect(c.ws(), "replay@c")
         replayed = await replay.request({"type": "watch", "game": game, "replay": True})
@@ -612,17 +631,18 @@ def test_a_level_1_bot_starts_at_once_answers_within_2_seconds_and_plays_to_the_
         human = await TimedClient.connect(server.ws(), "human")
         mark = human.mark()
         sent = time.time()
-        await human.send_raw("create four bot=1")
+        await human.send_raw(f"create four bot=1 clock={BOT_CLOCK['initial']}")
         joined = await human.expect_type("joined", mark)
         snapshot = await human.expect_type("snapshot", mark)
         check_now(joined, sent, time.time())
         assert joined.get("bots") == {"p2": 1} and joined["you"] == "p1", joined
+        assert joined.get("clock") == BOT_CLOCK, joined
         game = (await human.expect_type("created", mark))["game"]
-        referee = Referee("p1", bots={"p2": 1})
+        referee = Referee("p1", clock=BOT_CLOCK, bots={"p2": 1})
         referee.begin(snapshot["seq"], snapshot["state"], "human")
-        await human.until_state(lambda s: s["status"] == "playing", timeout=2)
+        await human.until_state(lambda s: s["status"] == "playing")
         if snapshot["state"]["status"] == "waiting":
-            await human.expect(is_event("start"), timeout=2)
+            await human.expect(is_event("start"))
         referee.follow(human)
         assert http_json(server, f"/api/games/{game}").get("bots") == {"p2": 1}
         spectator = await TimedClient.connect(server.ws(), "spectator")
@@ -645,7 +665,7 @@ def test_a_level_1_bot_starts_at_once_answers_within_2_seconds_and_plays_to_the_
 
 def test_a_json_created_bot_game_starts_at_once_and_is_in_the_lobby(server):
     async def scenario():
-        human, referee, game, _ = await create_bot_game(server.ws(), {"bots": {"p2": 2}})
+        human, referee, game, _ = await create_bot_game(server.ws(), {"bots": {"p2": 2}, "clock": BOT_CLOCK})
         assert referee.model.state["status"] == "playing" and referee.model.state["turn"] == "p1"
         lobby = await human.request({"type": "list"})
         entry = next(g for g in lobby.one("lobby")["games"] if g["game"] == game)
@@ -661,7 +681,7 @@ def test_a_player_may_ask_for_a_hint_against_a_bot(server):
     """Section 16: a player's `hint` while the game is played is `forbidden`, except against a bot."""
     async def scenario():
         human, referee, game, _ = await create_bot_game(server.ws(), {"bots": {"p2": 1}})
-        hint = await human.request({"type": "hint"}, timeout=10)
+        hint = await human.request({"type": "hint"}, timeout=60)  # a search off the service thread
         assert hint.ok, hint
         assert hint.one("hint")["from"] is None and hint.one("hint")["to"] in [f"/columns/{c}" for c in range(7)], hint
         await human.close()
@@ -671,7 +691,7 @@ def test_a_player_may_ask_for_a_hint_against_a_bot(server):
 
 def test_a_level_3_bot_moving_first_beats_a_random_player(server):
     async def scenario():
-        human, referee, game, _ = await create_bot_game(server.ws(), {"first": "p2", "bots": {"p2": 3}})
+        human, referee, game, _ = await create_bot_game(server.ws(), {"first": "p2", "bots": {"p2": 3}, "clock": BOT_CLOCK})
         if referee.model.state["turn"] == "p2":
             await bot_turn(human, referee)
         await play_against_bot(human, referee, random.Random(SEED + 2))
@@ -700,15 +720,15 @@ def test_the_bot_moves_after_a_kill_9(start_server, tmp_path):
         human, referee, game, token = await create_bot_game(process.ws(), options)
         tried = []
         for attempt in range(6):
-            await human.until_state(lambda s: s["turn"] == "p1", timeout=BOT_TURN + 3)
+            await human.until_state(lambda s: s["turn"] == "p1")
             referee.follow(human)
             state = referee.model.state
             assert state["status"] == "playing" and state["turn"] == "p1", state
             column = sensible_column(state["columns"], rng)
             await human.send({"type": "tap", "target": f"/columns/{column}", "id": new_id()})
-            mine = await human.expect(diff_by("p1", False, referee.seq), timeout=5)
+            mine = await human.expect(diff_by("p1", False, referee.seq))
             process.kill()
-            await human.wait_closed(5)
+            await human.wait_closed()
             referee.follow(human)
             seen_seq, seen_state = human.seq, copy.deepcopy(human.state)
             restarted = time.time()
@@ -721,9 +741,9 @@ def test_the_bot_moves_after_a_kill_9(start_server, tmp_path):
             assert reply.one("joined").get("bots") == {"p2": 2}, reply.one("joined")
             if referee.model.state["turn"] == "p1":
                 tried.append("the bot's move reached us before the kill")
-                await human.expect(cause_is("resume", seen_seq), timeout=5)
+                await human.expect(cause_is("resume", seen_seq))
                 continue
-            bot, _, _ = await human.expect_stamped(diff_by("p2", True, mine["seq"]), timeout=BOT_TURN + 5)
+            bot, _, _ = await human.expect_stamped(diff_by("p2", True, mine["seq"]))
             referee.follow(human)
             made = parse_time(human.at_seq[bot["seq"]]["clocks"]["since"])
             if made < restarted:
@@ -732,7 +752,7 @@ def test_the_bot_moves_after_a_kill_9(start_server, tmp_path):
             resumes = [d for d in referee.resumes if seen_seq < d["seq"] < bot["seq"]]
             assert len(resumes) == 1, f"the bot's running clock is resumed first: {referee.causes[-3:]}"
             resumed = parse_time(human.at_seq[resumes[0]["seq"]]["clocks"]["since"])
-            assert resumed >= restarted - 0.05 and made - resumed <= 2.0 + 0.05, (restarted, resumed, made)
+            assert resumed >= restarted - 0.05 and made - resumed <= BOT_TURN + 0.05, (restarted, resumed, made)
             print(f"killed while it was the bot's turn at attempt {attempt + 1}; before that: {tried}")
             break
         else:
@@ -754,31 +774,42 @@ def race_bot_moves(client: TimedClient, seat: str) -> list[tuple[dict, float]]:
     return found
 
 
+def assert_pace(moves: list[tuple[dict, float]], pace: float, low: float, high: float, who: str) -> None:
+    """Section 18: a race bot moves once every `pace` seconds. Races carry no server time, so this is
+    read off arrivals, but over the whole run of moves (first to last), never gap by gap: a frame
+    held up shortens one gap and lengthens the next, and a busy test process that stamps two
+    frames at once changes nothing but the ends. The server's gaps are each at least the pace (the
+    next move is scheduled a pace after the last), plus the bot's thinking: `low` leaves room for a
+    first frame held up by about a second; `high` stays under the next slower level's pace."""
+    gaps = [b - a for (_, a), (_, b) in zip(moves, moves[1:])]
+    mean = (moves[-1][1] - moves[0][1]) / len(gaps)
+    assert low <= mean <= high, \
+        f"{who}: one move every {pace} s; {mean:.2f} s on average, gaps {[round(g, 2) for g in gaps]}"
+
+
 def test_a_level_3_race_bot_moves_about_every_0_6_s(server):
     async def scenario():
         p1 = await TimedClient.connect(server.ws(), "p1")
         sent = time.time()
         reply = await p1.request({"type": "create", "kind": "race",
-                                  "options": {"seats": 2, "winnable": True, "bots": {"p2": 3}}}, timeout=10)
+                                  "options": {"seats": 2, "winnable": True, "bots": {"p2": 3}}}, timeout=30)
         assert reply.ok, reply
         joined = reply.one("joined")
         check_now(joined, sent, time.time())
         assert joined.get("bots") == {"p2": 3}, joined
         assert reply.ack["seq"] >= 1, f"every other seat is a bot: the race starts as it is created: {reply}"
         game = reply.one("created")["game"]
-        await p1.until_state(lambda s: s["status"] == "playing", timeout=2)
+        await p1.until_state(lambda s: s["status"] == "playing")
         spectator = await TimedClient.connect(server.ws(), "spectator")
         assert (await spectator.watch(game)).one("joined").get("bots") == {"p2": 3}
         assert http_json(server, f"/api/games/{game}").get("bots") == {"p2": 3}
 
-        await p1.expect(lambda m: len(race_bot_moves(p1, "p2")) >= 8, timeout=12)
+        await p1.expect(lambda m: len(race_bot_moves(p1, "p2")) >= 8, timeout=30)
         moves = race_bot_moves(p1, "p2")[:8]
         for diff, _ in moves:
             assert diff["cause"].get("bot") is True and diff["cause"]["by"] == "p2", diff["cause"]
             assert all(op["path"].startswith("/tables/p2") for op in diff["ops"]), diff["ops"]
-        gaps = sorted(b - a for (_, a), (_, b) in zip(moves, moves[1:]))
-        median = gaps[len(gaps) // 2]
-        assert 0.45 <= median <= 0.9 and gaps[0] >= 0.3, f"level 3: one move every 0.6 s, got gaps {gaps}"
+        assert_pace(moves, 0.6, 0.45, 1.2, "level 3")  # level 2 moves every 1.5 s
 
         # The person plays on their own table meanwhile; every view stays consistent.
         mine = await p1.move({"type": "tap", "target": "/stock"})
@@ -801,16 +832,15 @@ def test_race_shorthand_two_level_2_bots(server):
         p1 = await TimedClient.connect(server.ws(), "p1")
         mark = p1.mark()
         await p1.send_raw("create race seats=3 winnable=true bots=2,2")
-        joined = await p1.expect_type("joined", mark, timeout=10)
+        joined = await p1.expect_type("joined", mark)
         assert joined.get("bots") == {"p2": 2, "p3": 2}, joined
-        await p1.until_state(lambda s: s["status"] == "playing", timeout=4)
-        await p1.expect(lambda m: len(race_bot_moves(p1, "p2")) >= 3 and len(race_bot_moves(p1, "p3")) >= 3,
-                        timeout=12)
+        await p1.until_state(lambda s: s["status"] == "playing")
+        await p1.expect(lambda m: len(race_bot_moves(p1, "p2")) >= 4 and len(race_bot_moves(p1, "p3")) >= 4,
+                        timeout=30)
         for seat in ("p2", "p3"):
-            moves = race_bot_moves(p1, seat)[:3]
+            moves = race_bot_moves(p1, seat)[:4]
             assert all(d["cause"].get("bot") is True for d, _ in moves), moves
-            gaps = [b - a for (_, a), (_, b) in zip(moves, moves[1:])]
-            assert all(1.1 <= gap <= 2.2 for gap in gaps), f"level 2: one move every 1.5 s, {seat} {gaps}"
+            assert_pace(moves, 1.5, 1.2, 2.4, f"level 2 ({seat})")  # level 1: every 3 s
         assert p1.problems == []
         await p1.close()
 

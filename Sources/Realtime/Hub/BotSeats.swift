@@ -13,24 +13,18 @@ struct BotSeats: Sendable, Equatable {
     var seats: [String] { levels.map(\.seat) }
     func level(of seat: String) -> Int? { levels.first { $0.seat == seat }?.level }
 
-    /// `{"p2":2}`, or the shorthand's `bot=2` (a bot in `p2`) and `bots=2,2` (in `p2`, `p3`...),
-    /// checked against the game's seats and bot levels.
+    /// `{"p2":2}` (the shorthand's `bot=2` and `bots=2,2` arrive as this object), checked against
+    /// the game's seats and bot levels.
     static func read(_ options: JSON, seats: [String], levels allowed: ClosedRange<Int>?) throws(ProtocolError) -> BotSeats {
         var bots = BotSeats()
-        switch (options["bots"], options["bot"]) {
-        case (nil, nil), (.null?, nil), (nil, .null?): return bots
-        case (.object(let pairs)?, nil):
+        if let bot = options["bot"], bot != .null { throw .bad("bot=L is the terminal's shorthand: a message says bots {\"p2\":L}") }
+        switch options["bots"] {
+        case nil, .null?: return bots
+        case .object(let pairs)?:
             for pair in pairs {
                 guard let level = pair.value.intValue else { throw .bad("bots gives each seat a level: {\"p2\":2}") }
                 bots.levels.append((pair.key, level))
             }
-        case (.string(let list)?, nil):
-            for (index, word) in list.split(separator: ",").enumerated() {
-                guard let level = Int(word) else { throw .bad("bots=L,L... gives the seats after p1 their levels") }
-                bots.levels.append(("p\(index + 2)", level))
-            }
-        case (.int(let level)?, nil), (nil, .int(let level)?):
-            bots.levels.append(("p2", level))
         default:
             throw .bad("bots must be an object of seats and levels, such as {\"p2\":2}")
         }

@@ -9,16 +9,13 @@ struct ClockOption: Sendable, Equatable {
     static let initialRange = 10.0...10_800.0
     static let incrementRange = 0.0...180.0
 
-    /// `{"initial":S,"increment":I}`, or the shorthand's `"S+I"`; nil when the options have none.
+    /// `{"initial":S,"increment":I}` (the shorthand's `clock=S+I` arrives as this object); nil when the
+    /// options have none.
     static func read(_ options: JSON) throws(ProtocolError) -> ClockOption? {
         let why = "clock must be {\"initial\":S,\"increment\":I}: S 10 to 10800 seconds, I 0 to 180"
         var initial: Double?, increment: Double?
         switch options["clock"] {
         case nil, .null?: return nil
-        case .string(let text)?:
-            let parts = text.split(separator: "+", omittingEmptySubsequences: false)
-            initial = parts.first.flatMap { Double($0) }
-            increment = parts.count == 2 ? Double(parts[1]) : parts.count == 1 ? 0 : nil
         case let object? where object.objectPairs != nil:
             initial = object["initial"]?.doubleValue
             increment = object["increment"] == nil ? 0 : object["increment"]?.doubleValue

@@ -14,7 +14,7 @@ enum Shorthand {
         }
         let args = Array(words.dropFirst())
         do {
-            return .success(try message(verb: verb, args: args, games: games))
+            return .success(try withObjectForms(try message(verb: verb, args: args, games: games)))
         } catch {
             return .failure(error)
         }
@@ -78,6 +78,13 @@ enum Shorthand {
         default:
             throw ProtocolError(.unknownType, "unknown command \(verb)")
         }
+    }
+
+    /// A `create` or `reset` with the turn options' short forms turned into the JSON message's objects.
+    private static func withObjectForms(_ message: JSON) throws(ProtocolError) -> JSON {
+        guard let type = message["type"]?.stringValue, type == "create" || type == "reset",
+              let options = message["options"] else { return message }
+        return message.setting("options", to: try ShorthandTurnOptions.objectForms(options))
     }
 
     /// A trailing `key=KEY` (a game watched by link), taken off the words.
