@@ -4,7 +4,8 @@ owns it dies.
 
   python3 Benchmarks/takeover/run.py [--rounds 5] [--server PATH] [--show-logs]
 
-The server binary is /work/bin/server-new unless BOARDCAST_SERVER or --server names another
+The server binary is the repository's release build, .build/release/server (make it with
+`swift build -c release --product server`), unless BOARDCAST_SERVER or --server names another
 (nothing is built here). Needs redis-server and PostgreSQL (initdb, postgres) installed, and
 Python's websockets and jsonpatch (Tests/e2e/requirements.txt).
 
@@ -64,7 +65,7 @@ from e2e_postgres import Postgres  # noqa: E402
 from e2e_redis import Redis  # noqa: E402
 from e2e_server import LISTENING, WEB_DIR  # noqa: E402
 
-DEFAULT_SERVER = "/work/bin/server-new"
+DEFAULT_SERVER = os.path.join(ROOT, ".build", "release", "server")
 LEASE = 2
 ROUND_LIMIT = 30.0
 SEED = 42

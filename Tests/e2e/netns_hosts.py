@@ -1,7 +1,8 @@
 """Hosts of our own on one machine: a network namespace per host, all on one bridge in a
 namespace of its own (the switch), and partitions made with nftables rules on that bridge.
 
-Safety (/work/shared/NOTES-netns.md): test traffic never leaves the machine. Every address is
+Safety: test traffic never leaves the machine (the root namespace has a default route out of
+it, so a packet to a test address sent from there would leave). Every address is
 10.<subnet>.0.<10+i> inside namespaces this module made; while a `Hosts` is alive the root
 namespace has `unreachable 10.<subnet>.0.0/16`, so a packet sent there by mistake fails at once;
 clients connect from inside a host (`Hosts.connect`), never from the root namespace. IPv6 is off
