@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sign-in at connect (PROTOCOL section 19, issue 28): the server CPU a connection costs
+"""Sign-in at connect (PROTOCOL section 19): the server CPU a connection costs
 with and without a token, S5-style (Benchmarks/fanout's connect cost).
 
   Benchmarks/auth/run.py [--sizes 2000,5000] [--rounds 4] [--keys hs256,es256] [--modes ...] [--server PATH] [--keep]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn clocks and bots (issue 27; PROTOCOL sections 17 and 18): four in a row against the
+"""Turn clocks and bots (PROTOCOL sections 17 and 18): four in a row against the
 server's bots, with clocks.
 
   python3 Benchmarks/bots/run.py [--server PATH] [--phases clocks,think,record,s4]

@@ -27,7 +27,7 @@
 #   S6  crowd latency (SQLite): 15,000 spectators of one game arrive as fast as fanload
 #       opens them (500 handshakes in flight) while a player of another game moves every
 #       20 ms: its ack latency p50/p99/max, moves answered, time for the crowd to join
-#   Cluster on Redis (issue 12), Boardcast only, SQLite storage, run only when named; each
+#   Cluster on Redis, Boardcast only, SQLite storage, run only when named; each
 #   starts its own redis-server on a free loopback port and stops it:
 #   C1  one game, 9,000 spectators (C1_SPECTATORS=N), 100 moves at 10/s from a player on
 #       node-1 (the owner): on ONE node without Redis, then on THREE nodes on Redis, each on
@@ -588,7 +588,7 @@ for kind in "${kinds[@]}"; do
     fi
 done
 
-# ---- cluster on Redis (issue 12): Boardcast only, SQLite storage, fresh data folders ----
+# ---- cluster on Redis: Boardcast only, SQLite storage, fresh data folders ----
 ports_csv() { (IFS=,; echo "${NODE_PORTS[*]}"); }
 pids_csv() { (IFS=,; echo "${NODE_PIDS[*]}${REDIS_PID:+,$REDIS_PID}"); }
 if has C1; then
@@ -802,7 +802,7 @@ fi
 fi
 if [ $has_cluster = 1 ]; then
 echo
-echo "Cluster on Redis (issue 12): Boardcast $SERVER_BIN, $(redis-server --version | sed 's/ sha=.*//'), SQLite storage"
+echo "Cluster on Redis: Boardcast $SERVER_BIN, $(redis-server --version | sed 's/ sha=.*//'), SQLite storage"
 if has C1 || has C1R; then
     echo "C1: one game, $C1_SPECTATORS spectators, $C1_MOVES moves at $C_RATE/s from a player on node-1 (the owner);"
     echo "    three nodes: spectators spread evenly over them (one port each; C1R: one shared port, --reuse-port)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fault campaign (issue 29): a cluster played without pause while faults come and go, then
+"""A fault campaign: a cluster played without pause while faults come and go, then
 every game's history checked against what every client saw.
 
   python3 Benchmarks/faults/run.py --minutes N [--seed S] [--games G] [--server PATH] [--logs DIR]
@@ -103,6 +103,16 @@ class Faults:
 
     def counts(self) -> dict[str, int]:
         return dict(collections.Counter(e["kind"] for e in self.entries))
+
+    def after_heal(self, start: float, length: float) -> float:
+        """How much of a stretch with no ack, from `start` for `length` s, came after the last
+        fault before its end was undone: 0 while a fault was still on at its end, all of it when
+        none came before. The promise (section 11.1) is service within the lease + 5 s of that."""
+        end = start + length
+        if any(e["start"] <= end and (e["end"] is None or e["end"] >= end) for e in self.entries):
+            return 0.0
+        healed = [e["end"] for e in self.entries if e["end"] is not None and e["end"] <= end]
+        return end - max([start] + healed)
 
 
 class Cluster:
@@ -693,6 +703,8 @@ def main() -> int:
             stretches = workload.unavailable(stopped)
             seconds, game, at = stretches[0] if stretches else (0.0, None, 0.0)
             long_ones = [x for x in stretches if x[0] > LEASE + 5]
+            after_heal = sorted(((faults.after_heal(t, n), g, t) for n, g, t in stretches), reverse=True)
+            late = [x for x in after_heal if x[0] > LEASE + 5]
             counts = found.counts()
             details = found.describe(limit=50)
             with open(os.path.join(logs, "findings.txt"), "w") as out:
@@ -702,6 +714,8 @@ def main() -> int:
                 out.write("\n".join(workload.unexpected) + "\n")
                 out.write("\n".join(f"unavailable {n:.1f}s: game {g} {workload.games.get(g)} from {faults.when(t)}"
                                      for n, g, t in long_ones) + "\n")
+                out.write("\n".join(f"unavailable after heal {n:.1f}s: game {g} {workload.games.get(g)}, stretch "
+                                     f"from {faults.when(t)}" for n, g, t in late) + "\n")
             with open(os.path.join(logs, "faults.json"), "w") as out:
                 json.dump(faults.entries, out, indent=1)
             with open(os.path.join(logs, "clients.jsonl"), "w") as out:
@@ -718,13 +732,16 @@ def main() -> int:
                 log(f"surprise: {text}")
             for length, g, start in long_ones[:20]:
                 log(f"unavailable {length:.1f}s: game {g} {workload.games.get(g)} from {faults.when(start)}")
+            for length, g, start in late[:20]:
+                log(f"unavailable after heal {length:.1f}s: game {g} {workload.games.get(g)}, stretch from {faults.when(start)}")
             kinds = " ".join(f"{k}={faults.counts().get(k, 0)}" for k in KINDS)
             where = f" (game {game} {workload.games.get(game)}, from {faults.when(at)})" if game else ""
             print(f"faults {kinds}; games {counts['games']}, acked moves {counts['acked']}, lost {counts['lost']}"
                   f"{f' (of which in {len(unreadable)} unreadable games {unreadable_lost})' if unreadable else ''}, "
                   f"split {counts['split']}, gaps {counts['gaps']}, identity {counts['identity']}, "
                   f"phantoms {counts['phantoms']}, other surprises {len(workload.unexpected)}{kinds_of(workload.surprises)}, "
-                  f"stretches over lease+5 s {len(long_ones)}, longest unavailable {seconds:.1f}s{where}; seed {seed}, "
+                  f"stretches over lease+5 s {len(long_ones)}, longest unavailable {seconds:.1f}s{where}, "
+                  f"unavailable after heal over lease+5 s {len(late)} (longest {after_heal[0][0] if after_heal else 0:.1f}s); seed {seed}, "
                   f"logs {logs}", flush=True)
             target_met = not (found.lost or found.split or found.gaps)
             result = 0 if (found.ok if args.strict else target_met) else 1

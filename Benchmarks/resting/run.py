@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Live and resting games (issue 11): start-up, memory and first-watch time with many
+"""Live and resting games: start-up, memory and first-watch time with many
 stored games, and a soak of games created, played and abandoned at a steady rate.
 
   Benchmarks/resting/run.py [--games 100000] [--moves 20] [--watches 300]

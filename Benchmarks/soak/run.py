@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak (issue 14): 1,000 spectators over 100 games, moves at a steady rate (rectangles
+"""Soak: 1,000 spectators over 100 games, moves at a steady rate (rectangles
 added to each game's plane, which its player clears every 30 moves, so each game's state
 stays bounded), spectators reconnecting with `since` and new ones joining and leaving, for
 a configurable time.

@@ -749,7 +749,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 }
 
-/// Issue 29: a connection keeps the player id `joined` gave it when it comes back through
+/// A connection keeps the player id `joined` gave it when it comes back through
 /// another node (its node re-joins with `seat`: that id), in a game without seats too.
 @Suite struct PlayerIdentityTests {
     @Test func aRejoinWithItsPlayerIDInAGameWithoutSeatsGetsThatIDBack() {
@@ -778,7 +778,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 }
 
-/// Joins whose answer a refused or failed write cut short (issue 29): each is answered, none
+/// Joins whose answer a refused or failed write cut short (a shared store): each is answered, none
 /// is left with diffs and no `joined`.
 @Suite struct CutShortJoinTests {
     /// A Klondike game of connection 1 (2 is open too), whose tap waits for its write (ticket 2).
@@ -850,7 +850,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 }
 
-/// A node cut off while another took its game over holds a copy that is behind (issue 29):
+/// A node cut off while another took its game over holds a copy that is behind:
 /// a join whose `since` is past it asks the store who owns the game before any answer.
 @Suite struct BehindOwnerTests {
     private func sharedStoreHub() -> (HubHarness, String) {
@@ -894,7 +894,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 }
 
-/// A game being rebuilt after a failed write takes no server command (issue 29: a Plane
+/// A game being rebuilt after a failed write takes no server command (a Plane
 /// departure applied meanwhile was stored after a seq that never was, and the game could
 /// never be loaded again).
 @Suite struct RebuildTests {
@@ -918,7 +918,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 }
 
-/// Player ids of a game without seats are stored as they are handed out (issue 29: a node
+/// Player ids of a game without seats are stored as they are handed out (a node
 /// that took a game over gave a new player the id of a member who had not moved yet, and that
 /// member came back as someone else).
 @Suite struct IssuedPlayerIDTests {
@@ -942,7 +942,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
     }
 }
 
-/// A member that joins again while it holds its own player id keeps it (issue 29: a node's
+/// A member that joins again while it holds its own player id keeps it (a node's
 /// silent catch-up sent twice made a Klondike player someone else).
 @Suite struct RejoinKeepsTheIdTests {
     @Test func aPlayerJoiningAgainWithItsOwnIdKeepsIt() {

@@ -98,7 +98,7 @@ import Testing
         #expect(actions.contains { if case .send(_, remote) = $0 { return true } else { return false } })
     }
 
-    /// Issue 29's last repeat: a node whose claim was answered late loaded a copy behind what its
+    /// The 30-minute campaign's last repeat: a node whose claim was answered late loaded a copy behind what its
     /// spectator had already seen through the game's newer owner. The spectator was shown that
     /// stale copy's state, and when the store refused the copy, it caught up from the copy's seq
     /// and got two diffs again.
