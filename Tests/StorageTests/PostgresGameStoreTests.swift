@@ -360,7 +360,7 @@ private func whileCommandInsertsAreHeld<T>(
         try holder.query("LOCK TABLE command IN SHARE MODE")
         let result = try PostgresAdmin.withSession(configuration) { observer in
             try body { count in
-                let deadline = Date().addingTimeInterval(10)
+                let deadline = Date().addingTimeInterval(30)  // a wait: returns as soon as they wait
                 while true {
                     let waiting = try observer.query("""
                         SELECT count(*) FROM pg_stat_activity

@@ -46,7 +46,7 @@ class Streamer:
         try:
             for i in range(limit):
                 command = self.next_command(self.client, i)
-                reply = await self.client.request(command, timeout=10)
+                reply = await self.client.request(command)
                 if not reply.ok:
                     assert reply.ack["code"] in self.tolerate, (command, reply.ack)
                     continue

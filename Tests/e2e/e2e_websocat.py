@@ -8,6 +8,8 @@ import subprocess
 import threading
 import time
 
+from e2e_client import DEFAULT_TIMEOUT
+
 
 def websocat_binary() -> str:
     path = shutil.which("websocat")
@@ -59,8 +61,9 @@ class Websocat:
                 return False
             self.lines.append(line)
 
-    def expect(self, predicate, after: int = 0, timeout: float = 5.0) -> int:
-        """Index of the first line at or after `after` that matches, awaited."""
+    def expect(self, predicate, after: int = 0, timeout: float = DEFAULT_TIMEOUT) -> int:
+        """Index of the first line at or after `after` that matches, awaited (returns as soon as it
+        comes: the timeout is only how long a failing test waits)."""
         deadline = time.monotonic() + timeout
         position = after
         while True:
@@ -75,7 +78,7 @@ class Websocat:
             if not self._pull(min(remaining, 0.5)) and position >= len(self.lines):
                 raise AssertionError(f"websocat ended; lines: {self.lines[after:]!r}")
 
-    def expect_json(self, kind: str, after: int = 0, timeout: float = 5.0, **fields) -> tuple[int, dict]:
+    def expect_json(self, kind: str, after: int = 0, timeout: float = DEFAULT_TIMEOUT, **fields) -> tuple[int, dict]:
         def matches(line: str) -> bool:
             message = as_json(line)
             return (isinstance(message, dict) and message.get("type") == kind

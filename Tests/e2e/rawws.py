@@ -9,6 +9,9 @@ import os
 import socket
 import struct
 
+# How long a wait for what must come may take: it returns as soon as it comes, so only a failing test
+# waits it out (the same as e2e_client.DEFAULT_TIMEOUT; a busy machine can take seconds).
+TIMEOUT = 15.0
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 
@@ -36,7 +39,7 @@ def upgrade_request(host: str, port: int, path: str, key: str, headers: dict[str
 
 
 async def refused_upgrade(host: str, port: int, path: str = "/ws", headers: dict[str, str] | None = None,
-                          timeout: float = 5.0) -> tuple[str, dict[str, str], bytes]:
+                          timeout: float = TIMEOUT) -> tuple[str, dict[str, str], bytes]:
     """An upgrade the server must refuse: its status line, headers and body, read to the end of
     the connection (the server closes it)."""
     reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
@@ -59,7 +62,7 @@ class RawWebSocket:
         self.reader, self.writer = reader, writer
 
     @classmethod
-    async def connect(cls, host: str, port: int, path: str = "/ws", timeout: float = 5.0,
+    async def connect(cls, host: str, port: int, path: str = "/ws", timeout: float = TIMEOUT,
                       receive_buffer: int | None = None, headers: dict[str, str] | None = None) -> "RawWebSocket":
         if receive_buffer is None:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
@@ -87,7 +90,7 @@ class RawWebSocket:
     async def send_text(self, text: str) -> None:
         await self.send(TEXT, text.encode())
 
-    async def recv(self, timeout: float = 5.0) -> tuple[int, bytes] | None:
+    async def recv(self, timeout: float = TIMEOUT) -> tuple[int, bytes] | None:
         """The next whole frame from the server as (opcode, payload); None once the socket closed."""
         try:
             first = await asyncio.wait_for(self.reader.readexactly(2), timeout)

@@ -241,7 +241,7 @@ def test_a_clocked_game_shows_its_clock_in_joined_the_lobby_and_its_state(server
         assert "now" in shorthand, shorthand
         check_clock_shape(terminal.state["clocks"])
         assert (terminal.state["clocks"]["p1"], terminal.state["clocks"]["p2"]) == (300000, 300000), terminal.state
-        for given, meant in (("60+0", {"initial": 60, "increment": 0}),
+        for given, meant in (({"initial": 60}, {"initial": 60, "increment": 0}),
                              ({"initial": 10, "increment": 0}, {"initial": 10, "increment": 0}),
                              ({"initial": 10800, "increment": 180}, {"initial": 10800, "increment": 180})):
             made = await terminal.request({"type": "create", "kind": "four", "options": {"clock": given}})

@@ -60,10 +60,10 @@ def test_three_nodes_serve_one_game_as_one_server(start_server, tmp_path, redis)
             assert client.seq == 6
 
         def lobby_covers_every_node():
-            games = {g["game"]: g for g in requests.get(b.http + "/api/games", timeout=5).json()}
+            games = {g["game"]: g for g in requests.get(b.http + "/api/games", timeout=15).json()}
             assert game in games and games[game]["players"] == 2, games
-        await eventually(lobby_covers_every_node, within=4)
-        one = requests.get(c.http + f"/api/games/{game}", timeout=5)
+        await eventually(lobby_covers_every_node)  # as it was a second or two ago
+        one = requests.get(c.http + f"/api/games/{game}", timeout=15)
         assert one.status_code == 200 and one.json()["seq"] == 6
 
         # A race across nodes: a seated player on another node gets its own masked view.
@@ -95,7 +95,7 @@ def test_kill_9_of_a_non_owner_loses_nothing_its_clients_resume_elsewhere(start_
         await spectator.expect(lambda m: isinstance(m, dict) and m.get("seq") == 3 and m.get("type") == "diff")
         seen, state = spectator.seq, spectator.state
         b.kill()
-        await spectator.wait_closed(5)
+        await spectator.wait_closed()
         for _ in range(2):
             await player.move({"type": "add"})
         moved = await Client.connect(c.ws(), "spectator@c")
@@ -105,9 +105,9 @@ def test_kill_9_of_a_non_owner_loses_nothing_its_clients_resume_elsewhere(start_
         assert moved.problems == [] and moved.state == (await fresh_snapshot(a.ws(), game))["state"]
 
         def ghost_gone():
-            spectators = requests.get(a.http + f"/api/games/{game}", timeout=5).json()["spectators"]
+            spectators = requests.get(a.http + f"/api/games/{game}", timeout=15).json()["spectators"]
             assert spectators == 1, spectators
-        await eventually(ghost_gone, within=int(LEASE) + 4)
+        await eventually(ghost_gone, within=int(LEASE) + 15)  # once the dead node's lease lapsed
         await player.close()
         await moved.close()
 
@@ -137,7 +137,7 @@ def test_kill_9_of_an_owner_is_unavailable_then_play_resumes_when_it_is_back(sta
         try:
             # Once the owner is back (its new lease seen), the member's session there is renewed
             # without the client doing anything, and its moves are applied again.
-            deadline = time.monotonic() + int(LEASE) + 10
+            deadline = time.monotonic() + int(LEASE) + 30  # a wait: no bound is promised here
             while True:
                 reply = await remote.request({"type": "tap", "target": "/stock"}, timeout=int(LEASE) + 5)
                 if reply.ok:

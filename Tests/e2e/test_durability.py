@@ -46,7 +46,7 @@ def test_kill_9_during_a_stream_of_500_moves(start_server, tmp_path, backend):
         server.kill()  # kill -9 while the moves keep coming
         await asyncio.wait_for(asyncio.gather(*tasks), 15)
         for s in streamers:
-            await s.client.wait_closed(5)
+            await s.client.wait_closed()
         return games, streamers
 
     games, streamers = run(stream(), timeout=120)

@@ -13,14 +13,18 @@ import time
 import pytest
 import requests
 
-from e2e_client import Client, eventually, fresh_snapshot, new_id, run
+from clock_helpers import TimedClient
+from e2e_client import DEFAULT_TIMEOUT, Client, eventually, fresh_snapshot, new_id, run
 from e2e_websocat import Websocat, as_json
 from four_helpers import (DRAW_SEQUENCE, ROWS, WINS, Model, assert_draw_sequence, assert_good_hint, board_rows,
                           hint_column, other, waiting_state)
 from test_cluster import node, redis  # noqa: F401 - the redis fixture
-from test_shared_store import node as store_node, one_history, until_served
+from test_shared_store import LEASE, node as store_node, one_history, until_served
 
 DELAY = 2.0
+# A hint searches up to the server's budget off the service thread: about a second on a quiet core for a
+# release build, several for a debug build on a busy machine. Only a failing test waits this out.
+HINT_WAIT = 60.0
 BOARD_LINE = re.compile(r"[XO.]( [XO.]){6}")
 # p1 first; after it p1 has three in row 0 and p2 three in row 1; p1's 0 makes four along row 0.
 HORIZONTAL_BY_P1 = [3, 3, 2, 2, 1, 1, 0]
@@ -31,7 +35,7 @@ HORIZONTAL_BY_P1 = [3, 3, 2, 2, 1, 1, 0]
 def http_json(process, path: str):
     session = requests.Session()
     session.trust_env = False
-    response = session.get(process.http + path, timeout=5)
+    response = session.get(process.http + path, timeout=15)
     assert response.status_code == 200, (path, response.status_code, response.text)
     return response.json()
 
@@ -39,7 +43,7 @@ def http_json(process, path: str):
 def http_text(process, path: str) -> str:
     session = requests.Session()
     session.trust_env = False
-    return session.get(process.http + path, timeout=5).text
+    return session.get(process.http + path, timeout=15).text
 
 
 def is_diff(seq: int):
@@ -50,14 +54,14 @@ def is_event(name: str):
     return lambda m: isinstance(m, dict) and m.get("type") == "event" and m.get("event") == name
 
 
-async def reach(client: Client, seq: int, timeout: float = 5.0) -> None:
+async def reach(client: Client, seq: int, timeout: float = DEFAULT_TIMEOUT) -> None:
     """The client's state is at `seq` (from a snapshot or a diff)."""
     if client.seq != seq:
         await client.expect(is_diff(seq), timeout=timeout)
 
 
 async def join(client: Client, game: str, token: str, seat: str | None = None, since: int | None = None,
-               timeout: float = 5.0):
+               timeout: float = DEFAULT_TIMEOUT):
     message = {"type": "join", "game": game, "token": token}
     if seat is not None:
         message["seat"] = seat
@@ -118,7 +122,7 @@ async def play(players: dict, model: Model, columns: list[int]) -> list:
     return [await drop(players, model, c) for c in columns]
 
 
-async def in_step(url: str, game: str, *clients: Client, timeout: float = 5.0) -> dict:
+async def in_step(url: str, game: str, *clients: Client, timeout: float = DEFAULT_TIMEOUT) -> dict:
     """Every client reached the seq a fresh snapshot shows, applied every diff with no gap, and its
     state is that snapshot's (section 4's invariant)."""
     snapshot = await fresh_snapshot(url, game)
@@ -338,7 +342,7 @@ def test_a_full_board_with_no_line_is_drawn(server):
             assert not reply.of("event"), reply
             if index % 6 == 5:  # now and then, the spectator asks for a hint: a legal, sound column
                 await spectator.expect(is_diff(reply.ack["seq"]))
-                hint = await spectator.request({"type": "hint"}, timeout=10)
+                hint = await spectator.request({"type": "hint"}, timeout=HINT_WAIT)
                 assert hint.ok, hint
                 assert_good_hint(spectator.state, hint_column(hint.one("hint")))
         last = await drop(players, model, DRAW_SEQUENCE[-1])
@@ -425,7 +429,7 @@ def test_spectator_hints_win_at_once_or_block_and_players_may_not_ask(server):
 
         async def hint() -> int:
             await reach(spectator, players["p1"].seq)
-            reply = await spectator.request({"type": "hint"}, timeout=10)
+            reply = await spectator.request({"type": "hint"}, timeout=HINT_WAIT)
             assert reply.ok and reply.types()[-2:] == ["hint", "ack"], reply
             column = hint_column(reply.one("hint"))
             assert_good_hint(spectator.state, column)
@@ -486,7 +490,7 @@ def test_seats_a_third_join_is_forbidden_and_a_dropped_player_takes_its_seat_bac
         mark = players["p1"].mark()
         players["p2"].abort()
         await players["p1"].expect(lambda m: isinstance(m, dict) and m.get("type") == "presence"
-                                   and m.get("players") == 1, after=mark, timeout=5)
+                                   and m.get("players") == 1, after=mark, timeout=15)
         back = await Client.connect(server.ws(), "p2-back")
         reply = await join(back, game, token, seat="p2")
         assert reply.ok and reply.one("joined")["you"] == "p2", reply
@@ -498,7 +502,7 @@ def test_seats_a_third_join_is_forbidden_and_a_dropped_player_takes_its_seat_bac
         back.abort()
         mark = players["p1"].mark()
         await players["p1"].expect(lambda m: isinstance(m, dict) and m.get("type") == "presence"
-                                   and m.get("players") == 1, after=mark, timeout=5)
+                                   and m.get("players") == 1, after=mark, timeout=15)
         again = await join(third, game, token)
         assert again.ok and again.one("joined")["you"] == "p2", again
         players["p2"] = third
@@ -591,7 +595,7 @@ def test_lobby_and_api_games_show_four_games_with_the_states_status(start_server
                 assert game in games, (game, games)
                 assert (games[game]["status"], games[game]["seq"]) == (status, seq), games[game]
                 assert games[game]["players"] == (1 if game == waiting_game else 2), games[game]
-        await eventually(listed, within=3)
+        await eventually(listed)
         for game, (status, seq) in expected.items():
             one = http_json(server, f"/api/games/{game}")
             assert one["game"] == game and one["kind"] == "four", one
@@ -600,7 +604,7 @@ def test_lobby_and_api_games_show_four_games_with_the_states_status(start_server
             assert game in chosen and not (set(expected) - {game}) & chosen, (status, chosen)
         everything = {g["game"]: g for g in http_json(server, "/api/games")}
         assert everything[klondike_game]["kind"] == "klondike" and everything[won_game]["kind"] == "four"
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + DEFAULT_TIMEOUT  # the lobby is recomputed at most once a second
         while True:
             lobby = await waiting.request({"type": "list"})
             entries = {g["game"]: g for g in lobby.one("lobby")["games"]}
@@ -652,12 +656,12 @@ def test_delayed_spectators_see_the_game_late_and_in_order(server):
         late_seq = reply.one("joined")["seq"]
         assert reply.one("snapshot")["seq"] == late_seq < last and reply.one("snapshot")["state"] == states[late_seq]
 
-        await spectator.expect(is_diff(last), timeout=DELAY + 4)
-        await spectator.expect(is_event("won"), timeout=DELAY + 4)
+        await spectator.expect(is_diff(last), timeout=DELAY + DEFAULT_TIMEOUT)
+        await spectator.expect(is_event("won"), timeout=DELAY + DEFAULT_TIMEOUT)
         assert [e["event"] for e in spectator.received("event")] == ["start", "won"]
         assert [d["ops"] for d in spectator.diffs] == [d["ops"] for d in creator.diffs], "the same diffs, later"
         assert spectator.problems == [] and spectator.state == creator.state
-        await late.expect(is_diff(last), timeout=DELAY + 4)
+        await late.expect(is_diff(last), timeout=DELAY + DEFAULT_TIMEOUT)
         assert late.problems == [] and late.state == creator.state
         await close_all(creator, second, spectator, late)
 
@@ -667,25 +671,22 @@ def test_delayed_spectators_see_the_game_late_and_in_order(server):
 def test_delay_shift_per_diff(server):
     async def scenario():
         players, model, game, _ = await start_game(server.ws(), delay=DELAY)
-        spectator = await Client.connect(server.ws(), "spectator")
+        spectator = await TimedClient.connect(server.ws(), "spectator")  # stamps each frame as it arrives
         assert (await spectator.watch(game)).ok
-        base = spectator.seq
-        arrivals: dict[int, float] = {}
-
-        async def stamp():
-            for seq in range(base + 1, 6):
-                await spectator.expect(is_diff(seq), timeout=DELAY + 5)
-                arrivals[seq] = time.monotonic()
-        watcher = asyncio.create_task(stamp())
-        sent = {}
+        sent, answered = {}, {}
         for column in [3, 3, 2, 2]:  # seqs 2 to 5, spaced out so that each one's shift shows
+            leaving = time.monotonic()
             reply = await drop(players, model, column)
-            sent[reply.ack["seq"]] = time.monotonic()
+            sent[reply.ack["seq"]], answered[reply.ack["seq"]] = leaving, time.monotonic()
             await asyncio.sleep(0.3)
-        await asyncio.wait_for(watcher, DELAY + 8)
-        for seq, at in sent.items():
-            shift = arrivals[seq] - at
-            assert DELAY - 0.3 <= shift <= DELAY + 1.0, f"diff {seq} came {shift:.2f}s after the players', not {DELAY}s"
+        for seq in sent:
+            at = spectator.arrived(await spectator.expect(is_diff(seq), timeout=DELAY + DEFAULT_TIMEOUT))[0]
+            # Never early: the server applied the move after it left, and holds it DELAY from then. A
+            # busy machine only makes it later.
+            assert at - sent[seq] >= DELAY - 0.01, \
+                f"diff {seq} came {at - sent[seq]:.2f}s after its move left, not {DELAY}s"
+            # Not much later than the players' copy: DELAY, and at most a second for the frames on their way.
+            assert at - answered[seq] <= DELAY + 1.0, f"diff {seq} came {at - answered[seq]:.2f}s after the players'"
         assert spectator.problems == [] and spectator.state == players["p1"].state
         await close_all(*players.values(), spectator)
 
@@ -808,7 +809,7 @@ def test_kill_9_mid_game_then_both_players_resume_with_since_and_finish(start_se
             acked.append((request_id, reply.ack["seq"], column))
         first.kill()
         for client in players.values():
-            await client.wait_closed(5)
+            await client.wait_closed()
         return started, game, token, model, acked, {seat: (c.seq, copy.deepcopy(c.state)) for seat, c in players.items()}
 
     started, game, token, model, acked, seen = run(before())
@@ -857,7 +858,7 @@ def test_a_resting_four_game_comes_back_on_api_watch_and_join(start_server, tmp_
 
         def rested():
             assert game not in [g["game"] for g in http_json(server, "/api/games")]
-        await eventually(rested, within=8, every=0.25)
+        await eventually(rested, within=30, every=0.25)  # --idle 1: about a second
         one = http_json(server, f"/api/games/{game}")
         assert (one["kind"], one["status"], one["seq"]) == ("four", "playing", 5), one
 
@@ -882,7 +883,7 @@ def test_a_resting_four_game_comes_back_on_api_watch_and_join(start_server, tmp_
         await play(back, model, HORIZONTAL_BY_P1[4:])
         await in_step(server.ws(), game, *back.values(), spectator)
         await close_all(*back.values(), spectator)
-        await eventually(rested, within=8, every=0.25)
+        await eventually(rested, within=30, every=0.25)
         one = http_json(server, f"/api/games/{game}")
         assert (one["status"], one["seq"]) == ("won", 8), one
         final = await fresh_snapshot(server.ws(), game)
@@ -910,7 +911,7 @@ def test_a_four_game_played_across_three_nodes(start_server, tmp_path, redis):  
         mark = players["p1"].mark()
         await players["p2"].close()
         await players["p1"].expect(lambda m: isinstance(m, dict) and m.get("type") == "presence"
-                                   and m.get("players") == 1, after=mark, timeout=5)
+                                   and m.get("players") == 1, after=mark, timeout=15)
         back = await Client.connect(b.ws(), "p2@b")
         back.prime(game, state)
         reply = await join(back, game, token, seat="p2", since=seq)
@@ -918,7 +919,7 @@ def test_a_four_game_played_across_three_nodes(start_server, tmp_path, redis):  
         players["p2"] = back
         await play(players, model, [0, 1])
         await reach(spectator, players["p1"].seq)
-        hint = await spectator.request({"type": "hint"}, timeout=10)
+        hint = await spectator.request({"type": "hint"}, timeout=HINT_WAIT)
         assert hint_column(hint.one("hint")) == 0, "p1 wins at once in column 0"
         assert (await third.watch(game)).ok
         lines = show_lines(await third.request({"type": "show"}))
@@ -931,7 +932,7 @@ def test_a_four_game_played_across_three_nodes(start_server, tmp_path, redis):  
         def listed():
             games = {g["game"]: g for g in http_json(c, "/api/games?kind=four")}
             assert game in games and games[game]["status"] == "won", games
-        await eventually(listed, within=4)
+        await eventually(listed)
         assert http_json(b, f"/api/games/{game}")["status"] == "won"
         await close_all(players["p1"], back, spectator, third)
 
@@ -953,18 +954,19 @@ def test_takeover_after_kill_9_of_the_owner_the_game_goes_on(start_server, tmp_p
         await spectator.expect(is_diff(4))
         snapshots = len(spectator.received("snapshot"))
         p1_seq, p1_state = players["p1"].seq, copy.deepcopy(players["p1"].state)
-        killed = time.monotonic()
         a.kill()
-        await players["p1"].wait_closed(5)
+        dead_by = time.monotonic()  # kill() returns once the process is gone
+        await players["p1"].wait_closed()
 
-        # p2 (node c) is to move: served again once another node took the game over.
+        # p2 (node c) is to move: served again once another node took the game over, within
+        # --lease + 5 s of the owner's death (section 11.1; the store nodes' lease is LEASE).
         column = HORIZONTAL_BY_P1[3]
-        reply, served = await until_served(players["p2"], {"type": "tap", "target": f"/columns/{column}"}, within=12)
-        assert served - killed <= 2 + 5 + 1, f"takeover took {served - killed:.1f}s"
+        reply, _ = await until_served(players["p2"], {"type": "tap", "target": f"/columns/{column}"},
+                                      by=dead_by + LEASE + 5)
         assert reply.one("diff")["seq"] == 5 and reply.one("diff")["cause"]["by"] == "p2"
         model.drop(column)
         model.check(players["p2"].state, "p2 after the takeover")
-        await spectator.expect(is_diff(5), timeout=5)
+        await spectator.expect(is_diff(5))
         assert spectator.is_open and len(spectator.received("snapshot")) == snapshots
 
         # p1 comes back on node b with its seat and `since`; its id from before is acked, not applied.

@@ -26,7 +26,7 @@ def test_message_over_64k_closes_with_1009(server, compression):
         client = await Client.connect(server.ws(), "big", compression=compression)
         bystander = await Client.connect(server.ws(), "bystander")
         await client.send_raw(padded_list(LIMIT + 1, "too-big"))
-        code = await client.wait_closed(5)
+        code = await client.wait_closed()
         assert code == 1009, f"expected close 1009, got {code}"
         assert not [m for m in client.messages if isinstance(m, dict) and m.get("id") == "too-big"]
         assert (await bystander.request({"type": "list"})).ok
@@ -56,7 +56,7 @@ def test_fragmented_message_over_64k_closes_with_1009(server):
         await raw.send(0x0, message[half:], fin=True)
         close_code = None
         for _ in range(50):
-            received = await raw.recv(5)
+            received = await raw.recv()
             if received is None:
                 break
             opcode, payload = received
@@ -82,11 +82,12 @@ def test_binary_frame_is_bad_request(server):
 
 def test_rate_limit(server):
     async def scenario():
-        client = await Client.connect(server.ws(), "flood")
+        client = await Client.connect(server.ws(), "flood", compression=None)
         mark = client.mark()
-        # 150 frames at once, bypassing the client's own pacing.
-        for i in range(150):
-            await client.ws.send(json.dumps({"type": "leave", "id": f"r{i}"}))
+        # 150 frames at once, bypassing the client's own pacing: in one write, so that the bucket
+        # (100, refilled at 100/s) cannot refill while a busy machine holds this process mid-way.
+        client.ws.transport.write(b"".join(frame(TEXT, json.dumps({"type": "leave", "id": f"r{i}"}).encode())
+                                           for i in range(150)))
         # Once a later frame is answered, every earlier frame has been answered or refused.
         reply = None
         for _ in range(100):
@@ -128,8 +129,10 @@ def test_rate_limit_of_one_connection_does_not_stall_others(server):
         started = time.monotonic()
         for _ in range(20):
             await calm.move({"type": "tap", "target": "/stock"})
-        assert time.monotonic() - started < 5
-        await asyncio.wait_for(flood, 10)
+        # Milliseconds a move on a quiet machine; a server that waited on the flooder would hold them for
+        # seconds each. A generous bound for a busy machine that still catches that.
+        assert time.monotonic() - started < 10
+        await asyncio.wait_for(flood, 30)
         await flooder.expect(lambda m: isinstance(m, dict) and m.get("code") == "rate-limited")
         assert calm.is_open and flooder.is_open
         await flooder.close()
@@ -140,53 +143,58 @@ def test_rate_limit_of_one_connection_does_not_stall_others(server):
 def test_pings_keep_answering_clients_and_drop_silent_ones(start_server):
     server = start_server(ping_interval=1)
 
-    async def answering(raw: RawWebSocket, stop: asyncio.Event, pings: list[float], three: asyncio.Event):
+    async def answering(raw: RawWebSocket, stop: asyncio.Event, pings: list[float], pinged: asyncio.Event):
         """Answers every ping; returns "open" once told to stop, "closed" if the server dropped it."""
         while not stop.is_set():
-            received = await raw.recv(timeout=6)
+            received = await raw.recv()  # pings come every second
             if received is None:
                 return "closed"
             opcode, payload = received
             if opcode == PING:
                 pings.append(time.monotonic())
                 await raw.send(PONG, payload)
-                if len(pings) >= 3:
-                    three.set()
+                pinged.set()
         return "open"
 
     async def silent(raw: RawWebSocket, pings: list[float]) -> float:
         """Never answers; returns when the server closed the socket."""
-        deadline = time.monotonic() + 6
+        deadline = time.monotonic() + 15  # a wait: the bound is asserted on what it returns
         while time.monotonic() < deadline:
             received = await raw.recv(timeout=max(0.1, deadline - time.monotonic()))
             if received is None:
                 return time.monotonic()
             if received[0] == PING:
                 pings.append(time.monotonic())
-        raise AssertionError("a client that never answers pings was not dropped within 6 s")
+        raise AssertionError("a client that never answers pings was not dropped within 15 s")
 
     async def scenario():
         library = await Client.connect(server.ws(), "library")  # websockets answers pings itself
         started = time.monotonic()
         polite_raw = await RawWebSocket.connect(server.host, server.port)
         mute_raw = await RawWebSocket.connect(server.host, server.port)
-        stop, three = asyncio.Event(), asyncio.Event()
+        stop, pinged = asyncio.Event(), asyncio.Event()
         polite_pings: list[float] = []
         mute_pings: list[float] = []
-        polite = asyncio.create_task(answering(polite_raw, stop, polite_pings, three))
+        polite = asyncio.create_task(answering(polite_raw, stop, polite_pings, pinged))
         dropped_at = await silent(mute_raw, mute_pings)
         lifetime = dropped_at - started
         assert mute_pings, "the server pings every --ping-interval"
-        assert 0.9 <= lifetime <= 3.6, f"dropped after {lifetime:.2f}s; expected within ~2-3 intervals"
-        # The answering clients outlive it, keep being pinged, and still work.
-        await asyncio.wait_for(three.wait(), 4)
+        # Hung up after twice the interval (2 s), read at lws's 1 s beat: 2-3 s on a quiet machine. The
+        # upper bound leaves room for a busy one and still tells it from never, or from a 10 s beat.
+        assert 0.9 <= lifetime <= 6.0, f"dropped after {lifetime:.2f}s; expected within ~2-3 intervals"
+        # The answering clients outlive it, keep being pinged (at least three pings, one after the silent
+        # client was dropped), and still work.
+        while True:
+            pinged.clear()
+            if len(polite_pings) >= 3 and polite_pings[-1] > dropped_at:
+                break
+            await asyncio.wait_for(pinged.wait(), 15)
         assert not polite.done(), f"an answering client was dropped: {polite.result()}"
-        assert polite_pings[-1] - started > lifetime
         stop.set()
         await polite_raw.send_text('{"type":"list","id":"still-here"}')
-        assert await asyncio.wait_for(polite, 6) == "open"
+        assert await asyncio.wait_for(polite, 15) == "open"
         for _ in range(20):
-            received = await polite_raw.recv(5)
+            received = await polite_raw.recv()
             assert received is not None, "the answering client was dropped"
             if received[0] == PING:
                 await polite_raw.send(PONG, received[1])
@@ -215,7 +223,7 @@ def test_pipelined_frames_in_one_write_are_all_answered(server, pad):
         await raw.writer.drain()
         acked = set()
         while len(acked) < count:
-            got = await raw.recv(timeout=3)
+            got = await raw.recv()
             assert got is not None, f"connection closed after {len(acked)} of {count} acks"
             opcode, payload = got
             if opcode == TEXT:

@@ -206,10 +206,10 @@ def test_seed_and_deck_never_shown(server):
         assert player.state == initial_state(deck, 1), "reset keeps draw, deals the deck"
         await spectator.expect_type("diff", seq=3)
         await follower.expect(lambda m: isinstance(m, dict) and m.get("type") == "lobby"
-                              and any(g["game"] == game and g["seq"] == 3 for g in m["games"]), timeout=3)
+                              and any(g["game"] == game and g["seq"] == 3 for g in m["games"]))
         api = requests.Session()
         api.trust_env = False
-        api_text = api.get(server.http + "/api/games", timeout=5).text
+        api_text = api.get(server.http + "/api/games", timeout=15).text
         for client in (player, spectator, follower):
             for message in client.messages:
                 assert not ({"seed", "deck"} & keys_anywhere(message)), message

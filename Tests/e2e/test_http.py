@@ -46,34 +46,34 @@ def total(samples: dict[str, float], word: str, suffix: str = "") -> float:
 
 
 def test_root_serves_the_browser_client(server):
-    response = http_session().get(server.http + "/", timeout=5)
+    response = http_session().get(server.http + "/", timeout=15)
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("text/html")
 
 
 def test_healthz(server):
-    response = http_session().get(server.http + "/healthz", timeout=5)
+    response = http_session().get(server.http + "/healthz", timeout=15)
     assert response.status_code == 200
     assert response.text.strip() == "ok"
 
 
 def test_healthz_answers_head_without_a_body_and_refuses_other_methods(server):
-    head = http_session().head(server.http + "/healthz", timeout=5)
+    head = http_session().head(server.http + "/healthz", timeout=15)
     assert head.status_code == 200
     assert head.text == ""
     assert head.headers.get("content-length") == "3"  # the length of "ok\n", as a GET would send
-    post = http_session().post(server.http + "/healthz", data=b"x", timeout=5)
+    post = http_session().post(server.http + "/healthz", data=b"x", timeout=15)
     assert post.status_code == 405
 
 
 def test_unknown_static_file_is_404(server):
-    response = http_session().get(server.http + "/no-such-file-here.js", timeout=5)
+    response = http_session().get(server.http + "/no-such-file-here.js", timeout=15)
     assert response.status_code == 404
 
 
 def raw_get(server, path: str) -> tuple[int, bytes]:
     """A GET with the path sent byte for byte (requests would normalise `..`)."""
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=5)
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=15)
     try:
         connection.putrequest("GET", path, skip_accept_encoding=True)
         connection.endheaders()
@@ -91,7 +91,7 @@ def test_static_path_traversal_is_refused(server):
         status, body = raw_get(server, path)
         assert 400 <= status < 500, f"GET {path} -> {status}"
         assert b"PackageDescription" not in body and b"root:" not in body, f"GET {path} leaked a file"
-    assert http_session().get(server.http + "/healthz", timeout=5).text.strip() == "ok"
+    assert http_session().get(server.http + "/healthz", timeout=15).text.strip() == "ok"
 
 
 def test_api_games_lists_lobby_objects(server):
@@ -107,7 +107,7 @@ def test_api_games_lists_lobby_objects(server):
         await player.expect_type("presence", spectators=1)  # the lobby has caught up with the watcher
 
         def lobby_has_caught_up():
-            response = http_session().get(server.http + "/api/games", timeout=5)
+            response = http_session().get(server.http + "/api/games", timeout=15)
             assert response.status_code == 200
             entry = next(g for g in response.json() if g["game"] == game)
             assert (entry["seq"], entry["players"], entry["spectators"]) == (1, 1, 1), entry
@@ -136,7 +136,7 @@ def test_api_games_lists_lobby_objects(server):
 
 def test_metrics_exist_and_move_with_traffic(server):
     session = http_session()
-    response = session.get(server.http + "/metrics", timeout=5)
+    response = session.get(server.http + "/metrics", timeout=15)
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("text/plain")
     before = metric_samples(response.text)
@@ -155,7 +155,7 @@ def test_metrics_exist_and_move_with_traffic(server):
             await player.move({"type": "tap", "target": "/stock"})
         bad = await player.request({"type": "tap", "target": "/tableau/9"})
         assert bad.ack["code"] == "bad-request"
-        during = metric_samples(session.get(server.http + "/metrics", timeout=5).text)
+        during = metric_samples(session.get(server.http + "/metrics", timeout=15).text)
         await player.close()
         return during
     after = run(traffic())
@@ -180,6 +180,6 @@ def test_static_files_under_root_are_served(server):
     session = http_session()
     for path in files:
         url = server.http + "/" + path.relative_to(WEB_DIR).as_posix()
-        response = session.get(url, timeout=5)
+        response = session.get(url, timeout=15)
         assert response.status_code == 200, url
         assert CONTENT_TYPES[path.suffix] in response.headers["Content-Type"], (url, response.headers["Content-Type"])

@@ -16,7 +16,7 @@ import time
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from e2e_client import Client, run
+from e2e_client import DEFAULT_TIMEOUT, Client, run
 from e2e_server import REPO, SERVER_BIN
 from e2e_websocat import Websocat
 from rawws import CLOSE, PING, PONG, RawWebSocket, frame, refused_upgrade, upgrade_request
@@ -26,7 +26,7 @@ LIMITS = ("connections-per-address", "origin", "create-rate", "control-frames")
 
 
 def refusals(server) -> dict[str, float]:
-    samples = metric_samples(http_session().get(server.http + "/metrics", timeout=5).text)
+    samples = metric_samples(http_session().get(server.http + "/metrics", timeout=15).text)
     return {limit: samples[f'boardcast_limit_refusals_total{{limit="{limit}"}}'] for limit in LIMITS}
 
 
@@ -34,15 +34,15 @@ async def close_cleanly(raw: RawWebSocket) -> None:
     """A close handshake, read to the end of the connection: once it ends, the server has let the connection go."""
     await raw.send(CLOSE, struct.pack("!H", 1000))
     for _ in range(100):
-        received = await raw.recv(5)
+        received = await raw.recv()
         if received is None:
             return
     raise AssertionError("the server did not end the connection after the close handshake")
 
 
 async def client_with_headers(server, name: str, headers: dict[str, str], **options) -> Client:
-    ws = await connect(server.ws(), additional_headers=headers, proxy=None, open_timeout=5, close_timeout=3,
-                       max_size=4 * 1024 * 1024, max_queue=None, **{"ping_interval": None, **options})
+    ws = await connect(server.ws(), additional_headers=headers, proxy=None, open_timeout=DEFAULT_TIMEOUT,
+                       close_timeout=3, max_size=4 * 1024 * 1024, max_queue=None, **{"ping_interval": None, **options})
     return Client(ws, name)
 
 
@@ -62,7 +62,7 @@ def test_200_connections_from_one_address_then_429_and_closing_one_makes_room(st
         # The 200 are untouched: each still answers.
         for raw in raws[:3] + raws[-3:]:
             await raw.send_text('{"type":"list","id":"still"}')
-            answer = await raw.recv(5)
+            answer = await raw.recv()
             assert answer is not None and json.loads(answer[1])["type"] == "lobby"
         await close_cleanly(raws.pop())
         newcomer = await RawWebSocket.connect(server.host, server.port)
@@ -245,7 +245,10 @@ def test_a_ping_flood_is_cut_off_and_other_players_stay_fast(start_server):
         # Answered at about the rate limit (a bucket of 100 refilled at 100/s), not at the flood's pace.
         assert flooder.sent >= 20 * flooder.pongs and flooder.pongs <= 100 + 100 * flooder.closed_after + 100, \
             (flooder.sent, flooder.pongs)
-        assert len(latencies) >= 20 and max(latencies) < 0.5, f"moves took up to {max(latencies):.3f}s during the flood"
+        # Not stalled by the flood: a move takes milliseconds on a quiet machine, and a server that served
+        # the flood first would hold them for the flood's seconds. 2 s: a generous bound for a busy one.
+        assert len(latencies) >= 10 and max(latencies) < 2.0, \
+            f"{len(latencies)} moves, up to {max(latencies):.3f}s each, during the flood"
         assert player.is_open and refusals(server)["control-frames"] == 1
         await player.move({"type": "tap", "target": "/stock"})
         await player.close()
@@ -266,11 +269,11 @@ def test_a_client_that_pings_at_a_sane_pace_is_never_touched(server):
         raw = await RawWebSocket.connect(server.host, server.port)
         for i in range(60):  # 60 pings over 3 s, each answered
             await raw.send(PING, f"k{i}".encode())
-            answer = await raw.recv(5)
+            answer = await raw.recv()
             assert answer == (PONG, f"k{i}".encode()), answer
             await asyncio.sleep(0.05)  # the client's pace
         await raw.send_text('{"type":"list","id":"after"}')
-        answer = await raw.recv(5)
+        answer = await raw.recv()
         assert answer is not None and answer[0] != CLOSE and json.loads(answer[1])["type"] == "lobby", answer
         raw.drop()
     run(scenario())
@@ -349,7 +352,7 @@ def test_every_http_request_gets_a_status_line(server):
     # An upgrade anywhere but /ws.
     status, _, body = asyncio.run(refused_upgrade(server.host, server.port, path="/elsewhere"))
     assert status == "HTTP/1.1 404 Not Found" and b"/ws" in body
-    assert http_session().get(server.http + "/healthz", timeout=5).text == "ok\n"
+    assert http_session().get(server.http + "/healthz", timeout=15).text == "ok\n"
 
 
 def test_a_connection_that_never_sends_a_request_is_closed(server):
@@ -370,13 +373,22 @@ def test_the_31st_create_within_a_minute_from_one_address_is_limited(start_serve
         home = [await client_with_headers(server, f"home{i}", {"X-Forwarded-For": "203.0.113.50"}) for i in range(2)]
         elsewhere = await client_with_headers(server, "elsewhere", {"X-Forwarded-For": "203.0.113.51"})
         started = time.monotonic()
-        for index in range(30):
+        for index in range(30):  # the bucket starts full: 30 at once
             reply = await home[index % 2].request({"type": "create", "kind": "plane"})
             assert reply.ok and reply.of("created"), (index, reply.ack)
-        over = await home[0].request({"type": "create", "kind": "plane", "id": "one-too-many"})
-        assert time.monotonic() - started < 50, "the 31 creations must fall within a minute"
+        # Then one every 2 s (30 a minute): the next is refused, unless the 30 took 2 s or more on a busy
+        # machine; then the bucket has one more for each 2 s they took, and not one more.
+        for extra in range(10):
+            mid = f"one-too-many-{extra}"
+            over = await home[extra % 2].request({"type": "create", "kind": "plane", "id": mid})
+            if not over.ok:
+                break
+            elapsed = time.monotonic() - started
+            assert extra + 1 <= elapsed / 2, f"{31 + extra} creations in {elapsed:.1f}s: over 30 and one per 2 s"
+        else:
+            raise AssertionError("ten creations past the first 30 and none refused")
         error = over.ack
-        assert error["type"] == "error" and error["code"] == "limited" and error["id"] == "one-too-many", error
+        assert error["type"] == "error" and error["code"] == "limited" and error["id"] == mid, error
         assert not over.of("created")
         assert re.search(r"try again in \d+ ?s", error["message"]), error["message"]
         other = await elsewhere.request({"type": "create", "kind": "plane"})
@@ -394,7 +406,7 @@ def test_a_normal_game_at_the_defaults_meets_no_limit(start_server):
 
     async def scenario():
         # A player whose library pings (websockets, every 0.2 s), spectators, a replay, a reconnect.
-        player = await client_with_headers(server, "player", {}, ping_interval=0.2, ping_timeout=5)
+        player = await client_with_headers(server, "player", {}, ping_interval=0.2, ping_timeout=DEFAULT_TIMEOUT)
         game = (await player.create("klondike", seed=11)).one("created")
         spectators = [await Client.connect(server.ws(), f"s{i}") for i in range(5)]
         for spectator in spectators:

@@ -97,7 +97,7 @@ def cluster(net, tmp_path):
                 node.kill()
 
 
-def scenario(cluster: Cluster, coroutine, timeout: float = 45.0):
+def scenario(cluster: Cluster, coroutine, timeout: float = 120.0):
     """Runs the test's coroutine; on failure, prints every node's output (pytest shows it)."""
     try:
         return run(coroutine, timeout=timeout)
@@ -113,14 +113,18 @@ class Refused(AssertionError):
     """A command answered with an error other than `unavailable`."""
 
 
-async def play(client: Client, command: dict, within: float, mid: str | None = None) -> tuple[dict, float]:
+async def play(client: Client, command: dict, within: float, mid: str | None = None,
+               attempts: list | None = None) -> tuple[dict, float]:
     """Sends `command` with one id until it is acked, again after each `unavailable` (or an
-    answer that did not come): the ack and when it came. Fails after `within` seconds."""
+    answer that did not come): the ack and when it came. Fails after `within` seconds (a wait,
+    not a bound: a bound the protocol promises is judged from `attempts`, which gets each answered
+    attempt as (when it left, its error code or "ok"))."""
     message = dict(command, id=mid or new_id())
     deadline = time.monotonic() + within
     answers = []
     while True:
         remaining = deadline - time.monotonic()
+        sent = time.monotonic()
         try:
             reply = await client.request(message, timeout=max(remaining, 0.5))
         except AssertionError as error:  # no answer in time (a connection across a cut stalls)
@@ -128,6 +132,8 @@ async def play(client: Client, command: dict, within: float, mid: str | None = N
                 raise AssertionError(f"{client.name}: {message} not answered within {within}s "
                                      f"(answers before: {answers}): {error}") from None
             continue
+        if attempts is not None:
+            attempts.append((sent, reply.ack.get("code", "ok")))
         if reply.ok:
             return reply.ack, time.monotonic()
         answers.append(reply.ack)
@@ -135,6 +141,12 @@ async def play(client: Client, command: dict, within: float, mid: str | None = N
             raise Refused(f"{client.name}: {message} -> {reply.ack} (answers before: {answers[:-1]})")
         assert time.monotonic() < deadline, f"{client.name}: {message} still unavailable after {within}s: {answers[-3:]}"
         await asyncio.sleep(0.2)
+
+
+def refused_after(attempts: list, instant: float) -> list[float]:
+    """How long after `instant` each attempt that left at or after it was still refused `unavailable`:
+    a bound judged by when requests left, which a slow answer on a busy machine cannot break."""
+    return [round(sent - instant, 1) for sent, code in attempts if code == "unavailable" and sent >= instant]
 
 
 async def until_refused(cluster: Cluster, moves) -> list[str]:
@@ -197,7 +209,7 @@ async def four_game(cluster: Cluster, p1: str, p2: str, spectators: dict[str, st
     return game, created["token"], clients
 
 
-async def taps(players: list[Client], until_seq: int, within: float = 10.0) -> int:
+async def taps(players: list[Client], until_seq: int, within: float = 30.0) -> int:
     """Stock taps by the players in turn until the game's seq is `until_seq`: that seq."""
     seq = 0
     for player in itertools.cycle(players):
@@ -266,7 +278,7 @@ def stream_problems(client: Client, snapshot_allowed: bool) -> list[str]:
 
 
 async def one_history(cluster: Cluster, game: str, healthy: str, redis_dropped: set[str] = frozenset(),
-                      within: float = 15.0, also: list[str] = ()) -> list[dict]:
+                      within: float = 30.0, also: list[str] = ()) -> list[dict]:
     """Reads the history from node `healthy`, waits until every open member has it all, and
     checks one history and one identity. `redis_dropped`: nodes whose Redis link was cut;
     `also`: the test's own findings, reported with these."""
@@ -310,23 +322,25 @@ def test_the_owner_cut_from_everything_then_healed(cluster):
         cluster.hosts.isolate("n1")
         cut = time.monotonic()
         # n1's player sends a move into the cut; it is answered once the link is back.
-        stalled = asyncio.create_task(play(c["p1"], {"type": "tap", "target": "/stock"}, within=60, mid="stalled"))
-        ack, served = await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 10)
-        assert served - cut <= LEASE + 5, f"served again {served - cut:.1f}s after the owner was cut off"
+        stalled = asyncio.create_task(play(c["p1"], {"type": "tap", "target": "/stock"}, within=90, mid="stalled"))
+        attempts: list = []
+        await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 30, attempts=attempts)
+        too_late = refused_after(attempts, cut + LEASE + 5)
+        assert not too_late, f"still refused {too_late} s after LEASE + 5 s from the owner's cut (served within it)"
         assert await taps([c["p3"], c["p2"]], until_seq=20) == 20
         # n1's spectator, stalled at seq 10, joins as a player with `since: 20` (it learnt of
         # 20 elsewhere); its join reaches n1 at the heal, with n1's own catching up.
         rejoin = asyncio.create_task(c["s1"].request(
-            {"type": "join", "game": game, "token": token, "since": 20, "id": "rejoin"}, timeout=15))
+            {"type": "join", "game": game, "token": token, "since": 20, "id": "rejoin"}, timeout=30))
         await asyncio.sleep(0.2)
         cluster.hosts.heal()
         # A fresh connection to the old owner at the heal, joining with `since: 20`.
         late = await cluster.client("n1", "late")
-        fresh = late.request({"type": "join", "game": game, "token": token, "since": 20, "id": "fresh"}, timeout=15)
+        fresh = late.request({"type": "join", "game": game, "token": token, "since": 20, "id": "fresh"}, timeout=30)
         answers = await asyncio.gather(rejoin, fresh, return_exceptions=True)
         await stalled
         for player in (c["p1"], c["p2"], c["p3"], late, c["s1"]):
-            await play(player, {"type": "tap", "target": "/stock"}, within=LEASE + 10)
+            await play(player, {"type": "tap", "target": "/stock"}, within=LEASE + 30)
         # Each join with `since: 20` is answered; after its `joined` nothing at or below 20 comes
         # (the game was at 20: a `joined`/snapshot at an older seq is a stale copy of the game).
         problems = []
@@ -356,15 +370,17 @@ def test_the_owner_cut_from_redis(cluster, one_way):
         await taps([c["p1"], c["p2"]], until_seq=5)
         cluster.hosts.cut_port("n1", "infra", REDIS_PORT, one_way)
         cut = time.monotonic()
-        during = asyncio.create_task(play(c["p1"], {"type": "tap", "target": "/stock"}, within=40))
-        _, served = await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 10)
-        assert served - cut <= LEASE + 5, f"served again {served - cut:.1f}s after the owner lost Redis"
+        during = asyncio.create_task(play(c["p1"], {"type": "tap", "target": "/stock"}, within=60))
+        attempts: list = []
+        await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 30, attempts=attempts)
+        too_late = refused_after(attempts, cut + LEASE + 5)
+        assert not too_late, f"still refused {too_late} s after LEASE + 5 s from the owner losing Redis"
         for _ in range(4):
-            await play(c["p2"], {"type": "tap", "target": "/stock"}, within=10)
+            await play(c["p2"], {"type": "tap", "target": "/stock"}, within=30)
         cluster.hosts.heal()
         await during
-        await play(c["p1"], {"type": "tap", "target": "/stock"}, within=LEASE + 10)
-        await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 10)
+        await play(c["p1"], {"type": "tap", "target": "/stock"}, within=LEASE + 30)
+        await play(c["p2"], {"type": "tap", "target": "/stock"}, within=LEASE + 30)
         await one_history(cluster, game, healthy="n3", redis_dropped={"n1"})
         await close_all(cluster)
 
@@ -381,13 +397,21 @@ def test_the_owner_cut_from_postgres(cluster, one_way):
         game, token, c = await klondike_game(cluster, {"p1": "n1", "p2": "n2"}, {"s1": "n1", "s2": "n2", "s3": "n3"})
         await taps([c["p1"], c["p2"]], until_seq=5)
         cluster.hosts.cut_port("n1", "infra", PG_PORT, one_way)
-        moves = [asyncio.create_task(play(c[p], {"type": "tap", "target": "/stock"}, within=40)) for p in ("p1", "p2")]
+        attempts: dict[str, list] = {"p1": [], "p2": []}
+        moves = {p: asyncio.create_task(play(c[p], {"type": "tap", "target": "/stock"}, within=60,
+                                             attempts=attempts[p])) for p in ("p1", "p2")}
         await asyncio.sleep(LEASE + 5)  # the cut lasts past a lease: nobody may take the game over for it
         cluster.hosts.heal()
         healed = time.monotonic()
-        for task in moves:
+        for p, task in moves.items():
             _, served = await task
-            assert served - healed <= 5 + 2, f"served {served - healed:.1f}s after the store came back"
+            # Play goes on within 5 s (+ 2) of the store coming back: judged by when attempts left...
+            too_late = refused_after(attempts[p], healed + 5 + 2)
+            assert not too_late, f"{p}: still refused {too_late} s after 5 + 2 s from the store coming back"
+            # ...and a move held through the cut is answered within it (2 s for the frames' way).
+            if attempts[p][-1][0] < healed:
+                assert served - healed <= 5 + 2, \
+                    f"{p}: a held move answered {served - healed:.1f}s after the store came back"
         await taps([c["p1"], c["p2"]], until_seq=10)
         await one_history(cluster, game, healthy="n3")
         await close_all(cluster)
@@ -404,20 +428,20 @@ def test_a_non_owner_cut_from_redis_for_ten_seconds(cluster):
         game, token, c = await four_game(cluster, p1="n1", p2="n3", spectators={"s1": "n1", "s2": "n2", "s3": "n3"})
         four = Four(c["p1"], c["p2"])
         for _ in range(4):
-            await four.move(within=10)
+            await four.move(within=30)
         cluster.hosts.cut_port("n2", "infra", REDIS_PORT)
         cut = time.monotonic()
         newcomer = await cluster.client("n2", "newcomer")
-        watched = asyncio.create_task(play(newcomer, {"type": "watch", "game": game}, within=40))
+        watched = asyncio.create_task(play(newcomer, {"type": "watch", "game": game}, within=60))
         async def moves():
             while time.monotonic() - cut < 10:
                 if four.drops < 38:
-                    await four.move(within=10)
+                    await four.move(within=30)
                 await asyncio.sleep(0.3)
             cluster.hosts.heal()
             await watched
             for _ in range(2):
-                await four.move(within=LEASE + 10)
+                await four.move(within=LEASE + 30)
 
         problems = await until_refused(cluster, moves())
         await one_history(cluster, game, healthy="n1", redis_dropped={"n2"}, also=problems)
@@ -434,19 +458,31 @@ def test_a_lossy_link_at_the_owner(cluster):
         game, token, c = await four_game(cluster, p1="n1", p2="n2", spectators={"s1": "n1", "s3": "n3"})
         four = Four(c["p1"], c["p2"])
         for _ in range(2):
-            await four.move(within=10)
+            await four.move(within=30)
         cluster.hosts.lossy("n1", 30)
         lossy = time.monotonic()
+
+        async def heal_after_15_s():
+            await asyncio.sleep(15)  # how long the loss lasts: the scenario's own time
+            cluster.hosts.heal()
+
         async def moves():
-            while time.monotonic() - lossy < 15 and four.drops < 38:
-                await four.move(within=40)
+            # The loss ends at 15 s whatever is under way: a move sent into it may have to wait for the
+            # heal (on a busy machine the owner can stay out of reach for all of it), not the other way round.
+            healer = asyncio.create_task(heal_after_15_s())
+            try:
+                while time.monotonic() - lossy < 15 and four.drops < 38:
+                    await four.move(within=60)
+                await healer
+            finally:
+                healer.cancel()
             cluster.hosts.heal()
             for _ in range(2):
-                await four.move(within=LEASE + 10)
+                await four.move(within=LEASE + 30)
 
         problems = await until_refused(cluster, moves())
         # n1's links to Redis may have dropped under the loss: its members may get a snapshot.
         await one_history(cluster, game, healthy="n3", redis_dropped={"n1"}, also=problems)
         await close_all(cluster)
 
-    scenario(cluster, body(), timeout=70)
+    scenario(cluster, body(), timeout=150)

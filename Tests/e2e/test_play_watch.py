@@ -16,7 +16,7 @@ SPECTATORS = 20
 def http_get_json(server, path: str):
     session = requests.Session()
     session.trust_env = False
-    return session.get(server.http + path, timeout=5).json()
+    return session.get(server.http + path, timeout=15).json()
 
 
 def inside(rect: dict, x: float, y: float) -> bool:
@@ -62,7 +62,7 @@ def test_play_a_winnable_deal_with_20_spectators(server):
             assert r.one("snapshot")["state"] == initial
         # Presence reaches every member, the joiners included, and settles on the real counts.
         for member in [player, *spectators]:
-            await member.expect_type("presence", game=game, players=1, spectators=SPECTATORS, timeout=3)
+            await member.expect_type("presence", game=game, players=1, spectators=SPECTATORS)
 
         # hint and show are open to spectators.
         hint = await spectators[0].request({"type": "hint"})
@@ -116,7 +116,7 @@ def test_play_a_winnable_deal_with_20_spectators(server):
         final = await fresh_snapshot(server.ws(), game)
         assert final["seq"] == seq
         for s in spectators:
-            await s.expect_type("event", event="reset", timeout=5)
+            await s.expect_type("event", event="reset")
             assert not s.problems, s.problems
             assert [d["seq"] for d in s.diffs] == list(range(1, seq + 1))
             assert s.state == final["state"] and s.seq == seq
@@ -133,9 +133,9 @@ def test_play_a_winnable_deal_with_20_spectators(server):
         await asyncio.gather(*(s.close() for s in spectators[10:]))
         for member in [player, *spectators[:10]]:
             await member.expect(lambda m: isinstance(m, dict) and m.get("type") == "presence"
-                                and m["spectators"] == 10 and m["players"] == 1, timeout=3)
+                                and m["spectators"] == 10 and m["players"] == 1)
         await asyncio.gather(*(s.close() for s in spectators[:10]))
-        await player.expect_type("presence", players=1, spectators=0, timeout=3)
+        await player.expect_type("presence", players=1, spectators=0)
         await player.close()
     run(scenario(), timeout=120)
 
@@ -305,8 +305,10 @@ def test_lobby_follow_and_unfollow(server):
         started = time.monotonic()
         game = (await creator.create("klondike", seed=9)).one("created")["game"]
         lobby = await follower.expect(lambda m: isinstance(m, dict) and m.get("type") == "lobby"
-                                      and any(g["game"] == game for g in m["games"]), after=mark, timeout=2.5)
-        assert time.monotonic() - started < 2.0, "a new lobby within about a second"
+                                      and any(g["game"] == game for g in m["games"]), after=mark)
+        # About a second on a quiet machine (the lobby is recomputed at most once a second); a bound
+        # that catches a lobby that waits for something else (the next change, a much slower beat).
+        assert time.monotonic() - started < 5.0, "a new lobby within about a second"
         entry = next(g for g in lobby["games"] if g["game"] == game)
         assert entry["kind"] == "klondike" and entry["status"] == "playing" and entry["players"] == 1
 
@@ -317,7 +319,7 @@ def test_lobby_follow_and_unfollow(server):
             await creator.move({"type": "tap", "target": "/stock"})
         await follower.expect(lambda m: isinstance(m, dict) and m.get("type") == "lobby"
                               and any(g["game"] == game and g["seq"] == 30 for g in m["games"]),
-                              after=mark, timeout=3)
+                              after=mark)
         elapsed = time.monotonic() - started
         assert len(follower.received("lobby", mark)) <= elapsed + 2, "at most one lobby a second"
 

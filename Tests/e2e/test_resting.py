@@ -11,7 +11,7 @@ from e2e_server import ServerProcess
 
 
 def http_json(server, path: str):
-    response = requests.get(server.http + path, timeout=5)
+    response = requests.get(server.http + path, timeout=15)
     assert response.status_code == 200, (path, response.status_code, response.text)
     return response.json()
 
@@ -30,12 +30,12 @@ def test_a_game_rests_when_idle_and_comes_back_on_watch_since_and_api(start_serv
 
         def rested():
             assert game not in [g["game"] for g in http_json(server, "/api/games")]
-        await eventually(rested, within=6)
+        await eventually(rested, within=30)  # --idle 1: about a second
 
         # One game's object, live or resting.
         one = http_json(server, f"/api/games/{game}")
         assert one["game"] == game and one["seq"] == 5 and one["status"] == "playing"
-        assert requests.get(server.http + "/api/games/nosuch", timeout=5).status_code == 404
+        assert requests.get(server.http + "/api/games/nosuch", timeout=15).status_code == 404
 
         watcher = await Client.connect(server.ws(), "watcher")
         reply = await watcher.watch(game, since=2)
@@ -108,6 +108,6 @@ def test_restart_loads_only_live_games_and_the_lobby_lists_only_them(start_serve
         assert sorted(g["game"] for g in everything) == sorted(games)
         assert http_json(second, "/api/games?limit=500&kind=plane") == []
         for bad in ["kind=chess", "limit=0", "limit=1001", "status=asleep", "colour=red"]:
-            assert requests.get(second.http + "/api/games?" + bad, timeout=5).status_code == 400, bad
+            assert requests.get(second.http + "/api/games?" + bad, timeout=15).status_code == 400, bad
     finally:
         assert second.terminate() == 0

@@ -151,7 +151,7 @@ def test_list_follow_and_unfollow_in_websocat(server):
         mark = len(term.lines)
         game = run(create_one())
         term.expect(lambda l: (as_json(l) or {}).get("type") == "lobby"
-                    and any(g["game"] == game for g in as_json(l)["games"]), mark, timeout=2.5)
+                    and any(g["game"] == game for g in as_json(l)["games"]), mark)
 
         mark = term.send("list unfollow")
         # A JSON list with an id (websocat sends any line) marks where the unfollow is behind us.
