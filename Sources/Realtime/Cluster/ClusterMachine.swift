@@ -13,8 +13,8 @@ final class ClusterMachine: NodeLink {
     var idsNameOwner: Bool { !nodes.sharesStore }
     var gameIDPrefix: String? { idsNameOwner ? identity.code : nil }
     private let sessions: SessionTable
-    private var nodes: NodeDirectory
-    private let feeds: RemoteFeeds
+    var nodes: NodeDirectory
+    let feeds: RemoteFeeds
     private var owned: RemoteSessions
     /// `/api/games/GAME` asked of an owner on another node, by token.
     private let apiRequests = PendingTable<(request: HTTPRequestID, deadline: Instant)>()
@@ -32,8 +32,8 @@ final class ClusterMachine: NodeLink {
     /// sender answered `unavailable`.
     static let clockSkew = 0.5
     /// Games this node is taking over (their owner is gone), so each is claimed once.
-    private var takingOver: Set<String> = []
-    private(set) var takeovers = 0
+    var takingOver: Set<String> = []
+    var takeovers = 0
 
     init(identity: ClusterIdentity, sessions: SessionTable, sharesStore: Bool) {
         self.identity = identity
@@ -108,8 +108,8 @@ final class ClusterMachine: NodeLink {
                    into: &effects)
             return
         }
-        feeds.forward(id, request, to: owner, game: game, now: now, lease: identity.leaseSeconds, silent: false,
-                      into: &effects)
+        feeds.forward(id, .init(request: request, owner: owner, game: game, silent: false), now: now,
+                      lease: identity.leaseSeconds, into: &effects)
     }
 
     private func refuse(_ id: ConnectionID, _ error: ProtocolError, _ requestID: JSON?, into effects: inout Effects) {
@@ -409,50 +409,4 @@ final class ClusterMachine: NodeLink {
 }
 
 extension ClusterMachine {
-    // MARK: Owners changing (a store shared by nodes, PROTOCOL 11.1)
-
-    /// This node claimed a game (a load, or a takeover): its members here that went through the
-    /// game's old owner become members of the room here. Returns their joins, to admit quietly.
-    func acquired(_ game: String, _ ownership: GameOwnership, into effects: inout Effects) -> [NodeRequest] {
-        nodes.learn(owner: ownership, of: game)
-        if takingOver.remove(game) != nil {
-            takeovers += 1
-            effects.log(.notice, "took a game over from its gone owner", ["game": game, "epoch": "\(ownership.epoch)"])
-        }
-        return feeds.takeMembers(of: game, into: &effects).map { .admitQuietly($0.0, $0.1) }
-    }
-
-    /// The store says another node owns a game: requests for it go there, and members here
-    /// that went through another owner catch up through this one.
-    func learned(_ game: String, owner: GameOwnership, now: Instant, into effects: inout Effects) {
-        takingOver.remove(game)
-        nodes.learn(owner: owner, of: game)
-        guard let node = owner.node, node != identity.node else { return }
-        for id in feeds.repoint(game, to: node) {
-            _ = feeds.resync(id, busy: .leftAlone, now: now, lease: identity.leaseSeconds, into: &effects)
-        }
-    }
-
-    /// A claim could not be made (the store could not be reached): the next look tries again.
-    func claimFailed(_ game: String) { takingOver.remove(game) }
-
-    /// This node lost a game it served (a write refused, a check after its lease ran out):
-    /// its members become members through the game's new owner, caught up from what they saw.
-    func lost(_ game: String, to owner: GameOwnership, members: [(ConnectionID, JSON, Int)], now: Instant,
-              into effects: inout Effects) -> [NodeRequest] {
-        effects.log(.warning, "another node owns a game this node served: its members here go on through it",
-                    ["game": game, "owner": owner.description])
-        nodes.learn(owner: owner, of: game)
-        guard let node = owner.node, node != identity.node else {
-            // Nobody holds it now: claim it again, and the members come back here.
-            for (id, join, seen) in members { feeds.adopt(id, game: game, owner: "", join: join, seen: seen) }
-            takingOver.insert(game)
-            return [.takeOver(game)]
-        }
-        for (id, join, seen) in members {
-            feeds.adopt(id, game: game, owner: node, join: join, seen: seen)
-            _ = feeds.resync(id, busy: .leftAlone, now: now, lease: identity.leaseSeconds, into: &effects)
-        }
-        return []
-    }
 }

@@ -4,16 +4,18 @@ import Core
 /// the state a new member is sent (a snapshot, the diffs after `since`, or a replay, reading
 /// storage for what the window no longer holds), and `leave`.
 final class Admission {
-    private let config: Hub.Config
-    private let sessions: SessionTable
-    private let rooms: RoomTable
-    private let durability: Durability
-    private let pending: PendingTable<PendingRequest>
-    private let play: Play
-    private let solver: SolverDesk
-    private let lobby: LobbyFeed
+    let config: Hub.Config
+    let sessions: SessionTable
+    let rooms: RoomTable
+    let durability: Durability
+    let pending: PendingTable<PendingRequest>
+    let play: Play
+    let solver: SolverDesk
+    let lobby: LobbyFeed
     private var random: HubRandom
-    private var replies: Replies { Replies(sessions: sessions, durability: durability) }
+    /// Frames sent at once (delayed spectators' replies), flushed into the effects in order.
+    var directFrames: [(ConnectionID, OutFrame)] = []
+    var replies: Replies { Replies(sessions: sessions, durability: durability) }
     /// Starts every new game id: a cluster node's code where ids name their owner, else empty.
     var idPrefix = ""
     /// New games a minute per client address (PROTOCOL section 14), over all its connections.
@@ -108,8 +110,8 @@ final class Admission {
         // The token is handed out only once the game is durable (the outbox waits for its ticket).
         leaveGame(id, now: now, into: &effects)
         room.enqueue(.reply(id, ServerMessage.created(game: gameID, token: token, key: WatchKey.of(storedOptions)).frame))
-        admit(id, to: room, asPlayer: true, seat: room.seats.first, since: nil, replay: false,
-              requestID: requestID, isCreation: true, quiet: false, now: now, into: &effects)
+        admit(id, to: room, Admittance(asPlayer: true, seat: room.seats.first, since: nil, replay: false,
+                                       requestID: requestID, isCreation: true, quiet: false), now: now, into: &effects)
         sessions.modify(id) { $0.credential = token }
     }
 
@@ -140,11 +142,9 @@ final class Admission {
     /// held in front of anything sent after it. A join needs the game's token, or a signed-in
     /// user who played the game (PROTOCOL section 19); a watch needs the game's key when it is
     /// watched by link only.
-    /// `quiet`: a member of the game through its old owner, taken in without a word to its
-    /// client (no `joined`, no state but the diffs after `since`, no chat, no ack).
-    func enter(_ id: ConnectionID, _ request: ClientRequest, game gameID: String, asPlayer: Bool, token: String?,
-               seat: String?, watchKey: String? = nil, since: Int?, replay: Bool, quiet: Bool = false, now: Instant,
+    func enter(_ id: ConnectionID, _ request: ClientRequest, _ entry: GameEntry, now: Instant,
                into effects: inout Effects) {
+        let (gameID, asPlayer, token, quiet) = (entry.game, entry.asPlayer, entry.token, entry.quiet)
         if asPlayer && token == nil && config.auth == nil {
             replies.error(id, .bad("join needs a token"), requestID: request.id, now: now, into: &effects)
             return
@@ -172,8 +172,8 @@ final class Admission {
         }
         let user = sessions[id]?.signedIn(at: now)
         let placement: Placement
-        switch asPlayer ? Placement.player(in: room, token: token, seat: seat, user: user, by: id)
-                        : Placement.spectator(in: room, key: watchKey) {
+        switch asPlayer ? Placement.player(in: room, token: token, seat: entry.seat, user: user, by: id)
+                        : Placement.spectator(in: room, key: entry.watchKey) {
         case .failure(let refusal):
             replies.error(id, refusal, requestID: request.id, now: now, into: &effects)
             return
@@ -186,8 +186,8 @@ final class Admission {
             room.enqueue(.reply(evicted, ServerMessage.left(game: room.id).frame))
         }
         leaveGame(id, now: now, into: &effects)
-        admit(id, to: room, asPlayer: asPlayer, seat: placement.seat, since: since, replay: replay, requestID: request.id,
-              isCreation: false, quiet: quiet, now: now, into: &effects)
+        admit(id, to: room, Admittance(asPlayer: asPlayer, seat: placement.seat, since: entry.since, replay: entry.replay,
+                                       requestID: request.id, isCreation: false, quiet: quiet), now: now, into: &effects)
         if let token { sessions.modify(id) { $0.credential = token } }
     }
 
@@ -252,8 +252,10 @@ final class Admission {
     /// then the ack. Diffs older than the window come from storage first; the connection waits
     /// meanwhile. A delayed spectator is answered at once, not behind the room's outbox: what it
     /// is shown is already durable, and its audience's cursor moves on its own.
-    private func admit(_ id: ConnectionID, to room: GameRoom, asPlayer: Bool, seat: String?, since: Int?, replay: Bool,
-                       requestID: JSON?, isCreation: Bool, quiet: Bool, now: Instant, into effects: inout Effects) {
+    private func admit(_ id: ConnectionID, to room: GameRoom, _ admittance: Admittance, now: Instant,
+                       into effects: inout Effects) {
+        let (asPlayer, seat, since, replay) = (admittance.asPlayer, admittance.seat, admittance.since, admittance.replay)
+        let (requestID, isCreation, quiet) = (admittance.requestID, admittance.isCreation, admittance.quiet)
         guard sessions.isOpen(id) else { return }
         let (role, name) = room.members.add(asPlayer: asPlayer, seat: seat, id: id)
         if case .player(let player) = role {
@@ -313,122 +315,9 @@ final class Admission {
         startIfEverySeatWasTaken(room, now: now, into: &effects)
     }
 
-    /// Sends a frame of a member's reply: behind the room's outbox, or at once for a delayed spectator.
-    private func emit(_ catchUp: HistoryCatchUp, _ frame: OutFrame) {
-        if catchUp.direct {
-            directFrames.append((catchUp.connection, frame))
-        } else {
-            catchUp.room.enqueue(.reply(catchUp.connection, frame))
-        }
-    }
-
-    /// Frames sent at once (delayed spectators' replies), flushed into the effects in order.
-    private var directFrames: [(ConnectionID, OutFrame)] = []
-
-    private func flushDirect(into effects: inout Effects) {
-        for (id, frame) in directFrames where sessions.isOpen(id) { effects.send(frame, to: id) }
-        directFrames = []
-    }
-
-    /// Sends the diffs after `catchUp.after` from the window if it holds them (then the
-    /// member's chat, then it receives broadcasts, and its ack ends the reply), else asks
-    /// storage for the next page, once everything before is durable so no page comes up short.
-    /// Returns whether the catch-up is complete.
-    private func continueCatchUp(_ catchUp: HistoryCatchUp, token: UInt64?, storageHadMore: Bool, now: Instant,
-                                 into effects: inout Effects) -> Bool {
-        let id = catchUp.connection
-        let room = catchUp.room
-        guard let session = sessions[id] else { return false }
-        var catchUp = catchUp
-        let through = room.seq(for: session.key)
-        if let frames = room.window.frames(after: catchUp.after, through: through) {
-            for (offset, frame) in frames.enumerated() {
-                emit(catchUp, room.frame(frame, for: session.view))
-                emitChat(&catchUp, through: catchUp.after + offset + 1)
-            }
-            emitChat(&catchUp, through: .max)
-            if !catchUp.replaying && !catchUp.quiet {
-                for line in room.recentChat(for: session, now: now) { emit(catchUp, room.chatFrame(line)) }
-            }
-            if catchUp.direct {
-                flushDirect(into: &effects)
-                if session.recipientSlot < 0 { sessions.setSlot(id, room.members.subscribe(id, key: session.key)) }
-                if id.isRemote {
-                    effects.append(.remote(.subscribed(id, game: room.id, audience: session.key, seq: through)))
-                }
-                if let requestID = catchUp.requestID {
-                    effects.send(ServerMessage.ack(id: requestID, seq: through).frame, to: id)
-                }
-                return true
-            }
-            room.enqueue(.subscribe(id, seq: through))
-            // The join that takes a game's last seat starts it: the start is part of its reply,
-            // before its ack (PROTOCOL sections 13 and 16).
-            startIfEverySeatWasTaken(room, now: now, into: &effects)
-            if let requestID = catchUp.requestID {
-                room.enqueue(.ack(id, id: requestID, seq: room.seq, of: catchUp.isCreation ? .command : .other))
-            }
-            durability.release(room, now: now, into: &effects)
-            return true
-        }
-        flushDirect(into: &effects)
-        let next = pending.issue(.history(catchUp))
-        sessions.setWait(id, .pending(next))
-        if !storageHadMore { effects.log(.warning, "storage returned no diffs where the window does not reach", ["game": room.id]) }
-        let page = StorageRead.history(HistoryRequest(token: next, game: room.id, after: catchUp.after,
-                                                      limit: min(config.historyPageSize, max(1, through - catchUp.after))))
-        if catchUp.direct {
-            effects.append(.read(page))
-        } else {
-            room.enqueue(.afterDurable(.read(page)))
-            durability.release(room, now: now, into: &effects)
-        }
-        return false
-    }
-
-    /// A replay's chat lines said up to seq `through`, each after the diff it followed.
-    private func emitChat(_ catchUp: inout HistoryCatchUp, through seq: Int) {
-        while let line = catchUp.chat.first, line.seq <= seq {
-            catchUp.chat.removeFirst()
-            emit(catchUp, catchUp.room.chatFrame(line))
-        }
-    }
-
-    /// A page of a game's stored diff frames for a catch-up; returns whether the member's
-    /// wait ended (its held requests may go on).
-    func historyRead(_ catchUp: HistoryCatchUp, token: UInt64, frames: [String], now: Instant,
-                     into effects: inout Effects) -> Bool {
-        let id = catchUp.connection
-        guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)),
-              let view = sessions[id]?.view else { return false }
-        let room = catchUp.room
-        var next = catchUp
-        for (offset, text) in frames.enumerated() {
-            // Typed with its seq, as a live diff is: another node's member drops one it has.
-            emit(next, room.frame(OutFrame(text, kind: .diff(seq: catchUp.after + offset + 1)), for: view))
-            emitChat(&next, through: catchUp.after + offset + 1)
-        }
-        next.after += frames.count
-        return continueCatchUp(next, token: token, storageHadMore: !frames.isEmpty, now: now, into: &effects)
-    }
-
-    /// A replay's chat, read: the replay goes on with it.
-    func replayChat(_ catchUp: HistoryCatchUp, token: UInt64, lines: [StoredChat], now: Instant,
-                    into effects: inout Effects) -> Bool {
-        let id = catchUp.connection
-        guard sessions.room(of: id) === catchUp.room, sessions.endWait(id, .pending(token)),
-              let session = sessions[id] else { return false }
-        var next = catchUp
-        let readable = catchUp.room.readableChatRooms(for: session)
-        next.chat = catchUp.room.replayable(lines.compactMap(ChatLine.init(stored:)).filter { readable.contains($0.room) },
-                                            for: session, now: now)
-        emitChat(&next, through: 0)
-        return continueCatchUp(next, token: token, storageHadMore: true, now: now, into: &effects)
-    }
-
     /// A game with seats starts once every seat has been taken (PROTOCOL sections 13 and 16): the
     /// server issues the game's start command, stored like any command so a replay starts it at the same seq.
-    private func startIfEverySeatWasTaken(_ room: GameRoom, now: Instant, into effects: inout Effects) {
+    func startIfEverySeatWasTaken(_ room: GameRoom, now: Instant, into effects: inout Effects) {
         guard room.everySeatTaken, let start = room.game.startCommand else { return }
         play.applyServerCommand(start, as: "server", in: room, now: now, into: &effects)
     }

@@ -73,15 +73,8 @@ final class Handover {
     /// was: its join again, with `since` what it has seen, and nothing shown that it has.
     func admitQuietly(_ id: ConnectionID, _ join: JSON, now: Instant, into effects: inout Effects) {
         guard sessions.isOpen(id), case .request(let request) = ClientMessageParser.parse(message: join, games: .noGameCommands) else { return }
-        switch request.command {
-        case .join(let game, let token, let since, let seat):
-            admission.enter(id, request, game: game, asPlayer: true, token: token, seat: seat, since: since, replay: false,
-                            quiet: true, now: now, into: &effects)
-        case .watch(let game, let since, _, let key):
-            admission.enter(id, request, game: game, asPlayer: false, token: nil, seat: nil, watchKey: key, since: since,
-                            replay: false, quiet: true, now: now, into: &effects)
-        default:
-            break
+        if let entry = GameEntry(request.command, quiet: true) {
+            admission.enter(id, request, entry, now: now, into: &effects)
         }
         // Taken in behind what it saw: this copy is stale, and the store says who owns the game
         // now, without waiting for a write to be refused (one with nothing to write waits forever).

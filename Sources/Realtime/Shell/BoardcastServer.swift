@@ -8,48 +8,49 @@ import Logging
 /// service thread only through `inbox` + `waker`.
 public final class BoardcastServer {
     private let options: ServerOptions
-    private let logger: Logger
-    private let metrics = ServerMetrics()
-    private let lws: LWSContext
+    let logger: Logger
+    let metrics = ServerMetrics()
+    let lws: LWSContext
     private let lwsConfig: LWSConfig
-    private let hub: Hub
-    private let hubConfig: Hub.Config
-    private let signIn: SignInSettings
+    let hub: Hub
+    let hubConfig: Hub.Config
+    let signIn: SignInSettings
     private let store: any GameStore
     /// The store again when several nodes share it (PostgreSQL): claims, releases, owners.
     private let sharedStore: (any SharedGameStore)?
     /// The store again when it is this node's SQLite file: its background integrity check.
     private let sqlite: SQLiteGameStore?
     private let commits: CommitQueue
-    private let inbox = LockedBox<[ServiceInboxItem]>([])
+    let inbox = LockedBox<[ServiceInboxItem]>([])
     /// Storage reads and solves, off this thread.
     private let work: OffServiceWork
     private let storageReads: StorageReads
-    private let clock = ServiceClock()
-    private var keepalive: KeepaliveWheel
+    let clock = ServiceClock()
+    var keepalive: KeepaliveWheel
     private var ticker: DispatchSourceTimer?
     private var stopping: Bool { health.stopping }
     private var stopDeadline = Date.distantFuture
     /// What `/healthz` says.
-    private var health = ServerHealth()
+    var health = ServerHealth()
     private var probe: StoreProbe?
     /// The cluster: this node's identity and Redis, the hub as a cluster node, and the driver once serving.
     private let identity: ClusterIdentity?
     private let redisAddress: RedisAddress?
     private let clusterNode: ClusterNode?
-    private var cluster: ClusterDriver?
+    private(set) var cluster: ClusterDriver?
     private var reportedCounters = ClusterCounters()
     /// `--retain-days`: when the next batch of untouched games is deleted.
-    private var retention: RetentionSweep?
+    var retention: RetentionSweep?
     /// When storage's size was last read for `/metrics`.
     private var lastUsageRead = -Double.infinity
-    private var readingUsage = false
+    var readingUsage = false
 
     public init(options: ServerOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
         var lwsConfig = LWSConfig(host: options.host, port: options.port, webRoot: options.web)
         lwsConfig.reusePort = options.reusePort
+        lwsConfig.folders = options.pages.map { ($0.mountPoint, $0.folder) }
         lwsConfig.rxBufferSize = options.rxBufferSize
         lwsConfig.clientLimits = options.limits
         lwsConfig.auth = options.auth
@@ -86,6 +87,7 @@ public final class BoardcastServer {
                 waker.wake()
             })
         var config = Hub.Config(games: options.games)
+        config.pages = options.pages
         config.idleSeconds = options.idleSeconds
         config.createsPerMinute = options.limits.createsPerMinute
         config.retainSeconds = options.retainDays.map { $0 * 86_400 }
@@ -207,7 +209,7 @@ public final class BoardcastServer {
         public func stop() { action() }
     }
 
-    private func stop() {
+    func stop() {
         guard !stopping else { return }
         health.stopping = true
         stopDeadline = Date().addingTimeInterval(3)
@@ -220,7 +222,7 @@ public final class BoardcastServer {
 
     // MARK: Carrying out the hub's actions
 
-    private func handle(_ event: HubEvent, at now: Instant) {
+    func handle(_ event: HubEvent, at now: Instant) {
         for action in hub.handle(event, at: now) { perform(action) }
     }
 
@@ -239,7 +241,7 @@ public final class BoardcastServer {
         for action in clusterNode?.receive(event, at: clock.now) ?? [] { perform(action) }
     }
 
-    private func perform(_ action: HubAction) {
+    func perform(_ action: HubAction) {
         switch action {
         case .send(let frame, let id):
             guard let connection = lws.connection(id) else { return }
@@ -291,7 +293,7 @@ public final class BoardcastServer {
 
     /// Off the service thread: a batch of games untouched past `--retain-days` deleted when one
     /// is due, and storage's size read for `/metrics` every ten seconds.
-    private func maintainStorage(now: Instant) {
+    func maintainStorage(now: Instant) {
         let store = self.store
         if let cutoff = retention?.due(monotonic: now.monotonic, unixTime: now.unixTime), let batch = retention?.batch {
             work.read { .deleted(try? store.deleteUntouched(before: cutoff, limit: batch)) }
@@ -304,7 +306,7 @@ public final class BoardcastServer {
     }
 
     /// The hub counts; Prometheus counters only go up: add what changed since the last report.
-    private func reportClusterCounters() {
+    func reportClusterCounters() {
         guard let now = clusterNode?.counters else { return }
         metrics.forwarded.increment(by: Int64(now.forwarded - reportedCounters.forwarded))
         metrics.published.increment(by: Int64(now.published - reportedCounters.published))
@@ -313,140 +315,4 @@ public final class BoardcastServer {
         metrics.resyncs.increment(by: Int64(now.resyncs - reportedCounters.resyncs))
         reportedCounters = now
     }
-}
-
-extension BoardcastServer: LWSEvents {
-    func opened(_ connection: Connection, query: [String: String], user: SignedUser?) {
-        let now = clock.now
-        keepalive.add(connection, now: now.monotonic)
-        metrics.connections.increment()
-        metrics.connectionsOpened.increment()
-        handle(.opened(connection.id, connection.clientAddress, query: query, user: user), at: now)
-    }
-
-    func received(_ connection: Connection, text: [UInt8]) {
-        metrics.messagesIn.increment()
-        handle(.frame(connection.id, text), at: clock.now)
-    }
-
-    func receivedBinary(_ connection: Connection) {
-        metrics.messagesIn.increment()
-        handle(.binaryFrame(connection.id), at: clock.now)
-    }
-
-    func closed(_ connection: Connection) {
-        keepalive.remove(connection)
-        metrics.connections.decrement()
-        handle(.closed(connection.id), at: clock.now)
-    }
-
-    func httpRequest(_ id: HTTPRequestID, path: String, query: String?) -> HTTPResponse? {
-        switch path {
-        case "/api/auth": return signIn.response
-        case "/healthz": return health.response
-        case "/metrics":
-            metrics.games.set(Double(hub.liveGameCount))
-            for (draw, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(draw: draw))) }
-            metrics.provenPoolTarget.set(Double(hubConfig.provenPoolTarget))
-            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.render())
-        default:
-            // Answered now if the hub can; later (through `respond`) if it must read storage first.
-            var immediate: HTTPResponse?
-            for action in hub.handle(.http(id, path: path, query: query), at: clock.now) {
-                if case .respond(let request, let response) = action, request == id {
-                    immediate = response
-                } else {
-                    perform(action)
-                }
-            }
-            return immediate
-        }
-    }
-
-    func wakeDue() { handle(.due, at: clock.now) }
-
-    func wokenUp() {
-        let items = inbox.withLock { items -> [ServiceInboxItem] in
-            defer { items.removeAll(keepingCapacity: true) }
-            return items
-        }
-        // Commits reported together are one event: the highest ticket, every refusal.
-        var highest: UInt64 = 0
-        var refused: [String: WriteRefusal] = [:]
-        var ticked = false
-        let now = clock.now
-        func flushCommits() {
-            guard highest > 0 else { return }
-            handle(.committed(upTo: highest, refused: refused), at: now)
-            highest = 0
-            refused = [:]
-        }
-        for item in items {
-            switch item {
-            case .committed(let ticket, let refusals):
-                highest = max(highest, ticket)
-                refused.merge(refusals) { $1 }
-                if health.writesFailing != nil {
-                    health.writesFailing = nil
-                    logger.notice("storage writes succeed again")
-                }
-            case .event(.storageFailed(let tickets, let why)):
-                flushCommits()
-                health.writesFailing = why
-                metrics.storageFailures.increment()
-                handle(.storageFailed(tickets, reason: why), at: now)
-            case .event(.tick):
-                ticked = true
-            case .event(let event):
-                handle(event, at: now)
-            case .stop:
-                stop()
-            case .deleted(let games):
-                retention?.finished(deleted: games?.count, monotonic: now.monotonic)
-                if let games, !games.isEmpty {
-                    metrics.gamesDeleted.increment(by: Int64(games.count))
-                    logger.info("games deleted: untouched past --retain-days", metadata: ["games": "\(games.count)"])
-                } else if games == nil {
-                    logger.warning("deleting untouched games failed; the next sweep tries again")
-                }
-            case .storeHealth(let problem):
-                health.storeUnreachable = problem
-                logger.log(level: problem == nil ? .notice : .error,
-                           problem == nil ? "the store answers again" : "the store does not answer: moves are refused until it does",
-                           metadata: problem.map { ["error": "\($0)"] })
-                handle(.storeHealth(problem: problem), at: now)
-            case .usage(let usage):
-                readingUsage = false
-                if let usage {
-                    metrics.storedGames.set(Double(usage.games))
-                    metrics.storedBytes.set(Double(usage.bytes))
-                }
-            case .integrity(let problems):
-                if problems.isEmpty {
-                    logger.info("background integrity check of the game database: ok")
-                } else {
-                    health.damage = "the game database is damaged: " + problems.prefix(4).joined(separator: "; ")
-                    logger.critical("the game database is damaged; stop the server and restore a backup",
-                                    metadata: ["quick_check": "\(problems.prefix(4).joined(separator: "; "))"])
-                }
-            }
-        }
-        flushCommits()
-        if ticked {
-            maintainStorage(now: now)
-            cluster?.tick(now: now.monotonic)
-            reportClusterCounters()
-            handle(.tick, at: now)
-            let due = keepalive.advance(to: now.monotonic)
-            for connection in due.ping { lws.ping(connection) }
-            for connection in due.dead { lws.kill(connection) }
-        }
-    }
-}
-
-// MARK: Limits (issue 20): the socket shell's hooks
-extension BoardcastServer {
-    func receivedControl(_ connection: Connection) -> Bool { hub.admitControlFrame(connection.id, at: clock.now) }
-
-    func refused(_ limit: LimitKind) { metrics.countRefusal(limit) }
 }

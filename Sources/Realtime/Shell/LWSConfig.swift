@@ -24,6 +24,8 @@ public struct LWSConfig: Sendable {
     public var host: String
     public var port: Int
     public var webRoot: String
+    /// Folders served beside `webRoot`, each at its mount point (a game's page module: `/games/KIND`).
+    public var folders: [(mountPoint: String, folder: String)] = []
     public var reusePort = false
     public var limits = ConnectionIO.Limits()
     /// Connections accepted per loop iteration: a crowd is taken in bites, other games move between them.

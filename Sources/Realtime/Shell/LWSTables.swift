@@ -26,13 +26,13 @@ final class LWSTables {
         (".txt", "text/plain"), ("*", "application/octet-stream"),
     ]
 
-    init(webRoot: String, rxBufferSize: Int,
+    init(webRoot: String, folders: [(mountPoint: String, folder: String)] = [], rxBufferSize: Int,
          callback: @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int32) {
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocolOptions = .allocate(capacity: 2)
         protocolOptions.initialize(repeating: lws_protocol_vhost_options(), count: 2)
-        mountCount = Self.dynamicPaths.count + 1
+        mountCount = Self.dynamicPaths.count + folders.count + 1
         mounts = .allocate(capacity: mountCount)
         mounts.initialize(repeating: lws_http_mount(), count: mountCount)
         mimeCount = Self.mimeTable.count
@@ -81,7 +81,18 @@ final class LWSTables {
             mounts[i].origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
             mounts[i].mount_next = UnsafePointer(mounts + i + 1)
         }
-        let files = mounts + Self.dynamicPaths.count
+        for (offset, (mountPoint, folder)) in folders.enumerated() {
+            let mount = mounts + Self.dynamicPaths.count + offset
+            mount.pointee.mountpoint = UnsafePointer(string(mountPoint))
+            mount.pointee.mountpoint_len = UInt8(mountPoint.utf8.count)
+            mount.pointee.origin = UnsafePointer(string(folder))
+            mount.pointee.def = UnsafePointer(string("index.js"))
+            mount.pointee.origin_protocol = UInt8(LWSMPRO_FILE.rawValue)
+            mount.pointee.extra_mimetypes = UnsafePointer(mimeTypes)
+            mount.pointee.cache_max_age = 0
+            mount.pointee.mount_next = UnsafePointer(mounts + Self.dynamicPaths.count + offset + 1)
+        }
+        let files = mounts + Self.dynamicPaths.count + folders.count
         files.pointee.mountpoint = UnsafePointer(string("/"))
         files.pointee.mountpoint_len = 1
         files.pointee.origin = UnsafePointer(string(webRoot))

@@ -38,6 +38,8 @@ public struct ServerOptions: Sendable {
 
     /// The games this server offers.
     public var games: GameCatalog
+    /// The page's modules for games beyond the standard page's own (a game developer's package).
+    public var pages: [PageModule] = []
 
     public init(host: String, port: Int, data: String, web: String, pingInterval: Int, games: GameCatalog) {
         self.games = games
