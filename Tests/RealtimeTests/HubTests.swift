@@ -603,6 +603,18 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(try KlondikeSolver.solve(deal: .seed(UInt64(seed)), draw: 1, budget: 2_000_000).verdict == .winnable)
     }
 
+    @Test func aWinnableResetSentAgainWithItsIdIsAckedNotDealtAgain() throws {
+        let h = HubHarness(provenSeeds: [ProvenSeed(pool: 1, seed: 2), ProvenSeed(pool: 1, seed: 2)])
+        h.open(1)
+        _ = h.createKlondike(1, options: #"{"seed":21}"#)
+        h.send(1, #"{"type":"reset","options":{"winnable":true},"id":"r"}"#)
+        let first = h.take(1)
+        #expect(types(first) == ["diff", "event", "ack"])
+        let seq = try #require(first.last?["seq"])
+        h.send(1, #"{"type":"reset","options":{"winnable":true},"id":"r"}"#)
+        #expect(h.take(1) == [.object(["type": "ack", "id": "r", "seq": seq])], "applied once: no second deal")
+    }
+
     @Test func aGivenDealTheSolverCannotProveIsAnIllegalMove() {
         let h = HubHarness()
         h.open(1)

@@ -71,16 +71,6 @@ final class Play {
                 return
             }
         }
-        if let request = room.game.dealRequest(for: parsed) {
-            let deal = PendingDeal(connection: id, requestID: requestID,
-                                   waiting: .reset(room: room, gesture: parsed, arrival: arrival),
-                                   namesDeal: request.given != nil)
-            if let seed = solver.dealProven(deal, request, into: &effects) {
-                applyGesture(id, room.game.dealing(parsed, seed: seed.seed), in: room, requestID: requestID, now: now,
-                             arrival: arrival, poolSeed: seed, into: &effects)
-            }
-            return
-        }
         if let requestID {
             switch room.appliedIDs.lookup(requestID.encoded) {
             case .applied(let seq):
@@ -99,6 +89,23 @@ final class Play {
                 break
             }
         }
+        proveThenApply(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
+    }
+
+    /// A command whose id is new: applied now, or once the deal it needs is proven (a reset's
+    /// `winnable`). After the applied-id check, so that a command sent again is acked, not dealt again.
+    private func proveThenApply(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
+                                now: Instant, arrival: Instant?, into effects: inout Effects) {
+        if let request = room.game.dealRequest(for: parsed) {
+            let deal = PendingDeal(connection: id, requestID: requestID,
+                                   waiting: .reset(room: room, gesture: parsed, arrival: arrival),
+                                   namesDeal: request.given != nil)
+            if let seed = solver.dealProven(deal, request, into: &effects) {
+                applyGesture(id, room.game.dealing(parsed, seed: seed.seed), in: room, requestID: requestID, now: now,
+                             arrival: arrival, poolSeed: seed, into: &effects)
+            }
+            return
+        }
         applyGesture(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
     }
 
@@ -110,8 +117,8 @@ final class Play {
             lookup.room.enqueue(.ack(id, id: lookup.requestID, seq: seq, of: .resent))
             durability.release(lookup.room, now: now, into: &effects)
         } else if sessions.room(of: id) === lookup.room {
-            applyGesture(id, lookup.gesture, in: lookup.room, requestID: lookup.requestID, now: now,
-                         arrival: lookup.arrival, into: &effects)
+            proveThenApply(id, lookup.gesture, in: lookup.room, requestID: lookup.requestID, now: now,
+                           arrival: lookup.arrival, into: &effects)
         }
     }
 
