@@ -10,6 +10,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "server", targets: ["server"]),
+        // A game developer's own package depends on these (docs/GAMES.md): `Boardcast` is the
+        // server with its flags, the realtime layer and the game interface; `BoardcastCore` the
+        // game interface alone, for a package of rules that serves nothing.
+        .library(name: "Boardcast", targets: ["Boardcast"]),
+        .library(name: "BoardcastCore", targets: ["Core"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -52,8 +57,9 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .executableTarget(
-            name: "server",
+        // The server's flags, signals and wiring, over any catalog of games: `server` is one line over it.
+        .target(
+            name: "Boardcast",
             dependencies: [
                 "Core",
                 "Realtime",
@@ -61,6 +67,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "server", dependencies: ["Boardcast"]),
         // Benchmark of the pure core: gestures per second with their diffs.
         .executableTarget(name: "core-bench", dependencies: ["Core"], path: "Benchmarks/core-bench"),
         // The independent RFC 6902 apply that judges the games' diffs, in the tests and the fuzz targets.

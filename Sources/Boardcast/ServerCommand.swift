@@ -4,10 +4,16 @@ import Logging
 import Core
 import Realtime
 
-struct Server: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "server",
-        abstract: "Boardcast: live Klondike and Plane games over WebSocket, for players and spectators.")
+/// The server's flags and its run: what `server`, and a game developer's own server built with
+/// `Boardcast.main(games:pages:)`, do with their command line.
+struct ServerCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        let served = ServedGames.current
+        return CommandConfiguration(
+            commandName: served.commandName,
+            abstract: "Boardcast: live games over WebSocket, for players and spectators.",
+            discussion: "Games served (the kind of `create`): \(served.catalog.kinds.joined(separator: ", ")).")
+    }
 
     @Option(help: "Address to listen on (127.0.0.1 for this machine only).")
     var host = "0.0.0.0"
@@ -24,8 +30,8 @@ struct Server: ParsableCommand {
     @Option(help: "Delete games nobody touched (no command, join or watch) for this many days, in small batches off the serving thread (fractions allowed; default: keep every game).")
     var retainDays: Double?
 
-    @Option(help: "Folder of the browser client served at /.")
-    var web = "./web-static"
+    @Option(help: "Folder of the browser client served at / (default: ./web-static, or the one beside Boardcast's sources).")
+    var web = ServedGames.defaultWeb
 
     @Option(help: "Seconds between WebSocket pings; a peer silent until the next one is dropped.")
     var pingInterval = 30
@@ -162,8 +168,10 @@ struct Server: ParsableCommand {
         let logger = Logger(label: "boardcast")
         let server: BoardcastServer
         do {
+            let served = ServedGames.current
             var options = ServerOptions(host: host, port: port, data: data, web: web, pingInterval: pingInterval,
-                                        games: .standard)
+                                        games: served.catalog)
+            options.pages = served.pages
             options.idleSeconds = idle
             options.reusePort = reusePort
             options.redis = redis
@@ -198,5 +206,3 @@ struct Server: ParsableCommand {
         sources.forEach { $0.cancel() }
     }
 }
-
-Server.main()

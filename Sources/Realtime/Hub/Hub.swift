@@ -35,7 +35,7 @@ public final class Hub {
     private var storeRefusal: ProtocolError?
     /// The instant of the last `wake` asked of the shell, until its `due` comes.
     private var wakeAskedFor: Instant?
-    private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending, games: config.games) }
+    private var api: HTTPAPI { HTTPAPI(rooms: rooms, lobby: lobby, pending: pending, games: config.games, pages: config.pages) }
     private var replies: Replies { Replies(sessions: sessions, durability: durability) }
 
     /// - Parameters:
@@ -218,14 +218,10 @@ public final class Hub {
         switch request.command {
         case .create(let kind, let options):
             admission.create(id, kind: kind, options: options, requestID: request.id, now: now, into: &effects)
-        case .join(let game, let token, let since, let seat):
+        case .join(let game, _, let since, _), .watch(let game, let since, _, _):
             if handover?.doubts(id, request, game: game, since: since, into: &effects) == true { return }
-            admission.enter(id, request, game: game, asPlayer: true, token: token, seat: seat, since: since, replay: false,
-                            now: now, into: &effects)
-        case .watch(let game, let since, let replay, let key):
-            if handover?.doubts(id, request, game: game, since: since, into: &effects) == true { return }
-            admission.enter(id, request, game: game, asPlayer: false, token: nil, seat: nil, watchKey: key, since: since,
-                            replay: replay, now: now, into: &effects)
+            guard let entry = GameEntry(request.command) else { return }
+            admission.enter(id, request, entry, now: now, into: &effects)
         case .auth(let jwt):
             SignIn(verifier: config.auth, sessions: sessions, replies: replies)
                 .auth(id, jwt: jwt, requestID: request.id, remoteSeq: link?.seenSeq(id), now: now, into: &effects)

@@ -15,6 +15,8 @@ extension Hub {
         public var crowdSize = 100
         /// The games this server offers (`GameCatalog.standard` in the server; a test may add its own).
         public var games: GameCatalog
+        /// The page's modules for games the standard page does not know, listed at `/api/pages`.
+        public var pages: [PageModule] = []
         /// Positions a game's search may expand (about a second of one core; see the solver benchmark).
         public var solverBudget: Int
         /// Proven seeds kept ready per pool, so a deal that must be proven is dealt at once.

@@ -65,6 +65,7 @@ struct HTTPAPI {
     let lobby: LobbyFeed
     let pending: PendingTable<PendingRequest>
     let games: GameCatalog
+    let pages: [PageModule]
 
     func request(_ request: HTTPRequestID, path: String, query: String?, into effects: inout Effects) {
         if path == "/api/games" || path == "/api/games/" {
@@ -89,6 +90,8 @@ struct HTTPAPI {
             } else {
                 effects.append(.respond(request, .text(404, "no game \(game)\n")))
             }
+        } else if path == "/api/pages" {
+            effects.append(.respond(request, .json(JSON.array(pages.map(\.json)).encoded)))
         } else {
             effects.append(.respond(request, .text(404, "not found\n")))
         }
