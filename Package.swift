@@ -14,7 +14,7 @@ let package = Package(
         // server with its flags, the realtime layer and the game interface; `BoardcastCore` the
         // game interface alone, for a package of rules that serves nothing.
         .library(name: "Boardcast", targets: ["Boardcast"]),
-        .library(name: "BoardcastCore", targets: ["Core"]),
+        .library(name: "BoardcastCore", targets: ["BoardcastCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +29,8 @@ let package = Package(
     targets: [
         // The games: pure rules (libm only for rounding doubles) that turn gestures into states and RFC 6902 diffs.
         .target(name: "Core", linkerSettings: [.linkedLibrary("m")]),
+        // The game interface as a game developer's package imports it (`import BoardcastCore`).
+        .target(name: "BoardcastCore", dependencies: ["Core"]),
         // libwebsockets, seen through a tiny shim header; only Realtime/LWS*.swift touch it.
         .systemLibrary(
             name: "CLibWebSockets",
