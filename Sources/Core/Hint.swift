@@ -1,14 +1,18 @@
-/// The answer to `hint`: the message's fields after `"type":"hint"` (`from`, `to`, and for a
-/// solver's verdict `winnable`).
+/// The answer to `hint`: the message's fields after `"type":"hint"`: `from`, `to`, and any of
+/// the game's own (Klondike's solver adds its verdict, `winnable`).
 public struct Hint: Sendable, Equatable {
     public var from: String?
     public var to: String?
-    /// Klondike's verdict on the position (`true`, `false`, or JSON null: undecided); nil leaves the field out.
-    public var winnable: JSON?
+    /// The game's own fields, after `from` and `to`.
+    public var fields: [(key: String, value: JSON)]
 
-    public init(from: String?, to: String?, winnable: JSON? = nil) {
+    public init(from: String?, to: String?, fields: [(key: String, value: JSON)] = []) {
         self.from = from
         self.to = to
-        self.winnable = winnable
+        self.fields = fields
+    }
+
+    public static func == (a: Hint, b: Hint) -> Bool {
+        a.from == b.from && a.to == b.to && JSON.object(a.fields) == JSON.object(b.fields)
     }
 }

@@ -1,7 +1,7 @@
 // Four in a row (PROTOCOL section 16), written only against the game interface: two seats that
 // take turns dropping discs into a board of 7 columns and 6 rows.
 
-public struct FourInARow: Game {
+public struct FourInARow: TurnBasedGame {
     public enum Command: Sendable, Equatable {
         case drop(column: Int)
         case resign
@@ -17,7 +17,7 @@ public struct FourInARow: Game {
     public enum Status: String, Sendable { case waiting, playing, won, drawn }
 
     public static let kind = "four"
-    public static let commandTypes = ["tap", "double-tap", "drag", "undo", "reset", "resign"]
+    public static let commandTypes = ["resign"]
     static let columnCount = 7, rowCount = 6
     static let seatNames = ["p1", "p2"]
 
@@ -64,6 +64,7 @@ public struct FourInARow: Game {
             let target = sent.dropFirst().contains("/") ? sent : "/columns/\(column)"
             return ReadCommand(.drop(column: column), cause: .object(["type": .string(type), "target": .string(target)]))
         case "resign", "reset", "drag", "undo":
+            // The gestures it has not (`drag`, `undo`) are read, so a spectator is told `forbidden`, and refused as moves.
             let command: Command = type == "resign" ? .resign : type == "reset" ? .reset : .unsupported(type)
             return ReadCommand(command, cause: .object(["type": .string(type)]))
         default:
@@ -71,11 +72,12 @@ public struct FourInARow: Game {
         }
     }
 
-    public static func readServerCommand(_ type: String, _ message: JSON) -> ReadCommand<Command>? {
-        if type == "timeout", let seat = message["seat"]?.stringValue, let index = seatNames.firstIndex(of: seat) {
-            return ReadCommand(.timeout(seat: index), cause: .object(["type": "timeout", "seat": .string(seat)]))
+    public func command(for issued: ServerCommand) -> Command? {
+        switch issued {
+        case .start: return phase == .waiting ? .start : nil
+        case .timeout(let seat): return Self.seatNames.firstIndex(of: seat).map { .timeout(seat: $0) }
+        case .departure: return nil
         }
-        return type == "start" ? ReadCommand(.start, cause: .object(["type": "start"])) : nil
     }
 
     /// `/columns/C`, a cell `/columns/C/R`, or `/C` as a terminal's `tap 3` sends it.
@@ -96,15 +98,20 @@ public struct FourInARow: Game {
 
     public var seats: [String] { Self.seatNames }
     public var turn: String? { mover.map { Self.seatNames[$0] } }
-    public var status: String { phase.rawValue }
-    public var isOver: Bool { phase == .won || phase == .drawn }
-    public var startCommand: ReadCommand<Command>? { phase == .waiting ? Self.readServerCommand("start", .null) : nil }
+    public var status: GameStatus {
+        switch phase {
+        case .waiting: .waiting
+        case .playing: .playing
+        case .won: .won
+        case .drawn: .drawn
+        }
+    }
 
     public func state(for viewer: Viewer) -> JSON {
         .object([
             ("columns", .array(columns.map { .array($0.map { .string(Self.seatNames[$0]) }) })),
             ("rows", .int(Self.rowCount)), ("turn", turn.map(JSON.string) ?? .null), ("first", .string(Self.seatNames[first])),
-            ("status", .string(status)), ("winner", winner.map { .string(Self.seatNames[$0]) } ?? .null),
+            ("status", .string(status.word)), ("winner", winner.map { .string(Self.seatNames[$0]) } ?? .null),
             ("line", line.map { .array($0.map { .array($0.map(JSON.int)) }) } ?? .null), ("moves", .int(moves)),
         ])
     }

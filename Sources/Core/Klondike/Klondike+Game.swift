@@ -1,8 +1,8 @@
-// Klondike behind the game interface: its options, messages, views, text and solver hints.
+// Klondike behind the game interface: its options, messages, views, text, solver hints and
+// proven deals (`winnable: true`).
 
 extension Klondike: Game {
     public static let kind = "klondike"
-    public static var commandTypes: [String] { KlondikeMessages.types }
 
     public static func storedOptions(creating options: JSON, random: inout some RandomNumberGenerator) throws(GameError) -> JSON {
         try KlondikeOptionFields.stored(creating: options, random: &random)
@@ -19,31 +19,33 @@ extension Klondike: Game {
         try KlondikeMessages.read(type, message).0
     }
 
-    public var isOver: Bool { isWon }
-
     public func state(for viewer: Viewer) -> JSON { publicState }
 
     public func text(for viewer: Viewer, heading: String) -> [String] { [heading] + textBoard() }
+}
 
+extension Klondike: HintingGame {
     public func hintPlan(for asker: HintContext) -> HintPlan { .search(hintKey) }
 
     public func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] { KlondikeSolverHints.hints(from: self, budget: budget) }
 
-    public static var provesDeals: Bool { true }
+    /// The key of this position in hint caches (a race's tables share it).
+    var hintKey: PositionKey { PositionKey(kind: "klondike", bytes: positionKey.bytes) }
+}
 
-    public static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest? {
-        try KlondikeOptionFields(options).dealRequest
+extension Klondike: ProvenSeeds {
+    public static func seedRequest(creating options: JSON) throws(GameError) -> SeedRequest? {
+        try KlondikeOptionFields(options).seedRequest
     }
 
-    public func dealRequest(for command: ReadCommand<KlondikeCommand>) -> DealRequest? {
-        KlondikeMessages.dealRequest(command, currentDraw: draw)
+    public static func options(_ options: JSON, seed: UInt64) -> JSON { KlondikeOptionFields.seeding(options, seed: seed) }
+
+    public func seedRequest(for command: ReadCommand<KlondikeCommand>) -> SeedRequest? {
+        KlondikeMessages.seedRequest(command, currentDraw: draw)
     }
 
-    public func dealing(_ command: ReadCommand<KlondikeCommand>, seed: UInt64) -> ReadCommand<KlondikeCommand> {
+    public func seeded(_ command: ReadCommand<KlondikeCommand>, seed: UInt64) -> ReadCommand<KlondikeCommand> {
         guard let (dealt, stored) = KlondikeMessages.dealing(command, seed: seed, wrap: { .reset($0) }) else { return command }
         return ReadCommand(dealt, cause: command.cause, stored: stored)
     }
-
-    /// The key of this position in hint caches (a race's tables share it).
-    var hintKey: PositionKey { PositionKey(kind: "klondike", bytes: positionKey.bytes) }
 }

@@ -53,7 +53,7 @@ public struct Klondike: Sendable, Equatable {
         self.isWon = testTable.isCleared
     }
 
-    public var status: String { isWon ? "won" : "playing" }
+    public var status: GameStatus { isWon ? .won : .playing }
 
     /// The protocol's STATE: these eight keys in this order, face-down cards as `??`.
     public var publicState: JSON {
@@ -65,7 +65,7 @@ public struct Klondike: Sendable, Equatable {
             "tableau": .array(KlondikeTable.tableau.map { table.publicPile($0) }),
             "moves": .int(moves),
             "score": .int(score),
-            "status": .string(status),
+            "status": .string(status.word),
         ])
     }
 
@@ -316,7 +316,7 @@ public struct Klondike: Sendable, Equatable {
             return MoveOutcome(diff: diff.diff)
         }
         isWon = true
-        diff.replace("/status", .string(status))
+        diff.replace("/status", .string(status.word))
         // Whole seconds, rounded down; a clock that went backwards counts as 0.
         let elapsed = time - dealTime
         let seconds = elapsed.isFinite && elapsed > 0 ? Int(min(elapsed, 9e15).rounded(.down)) : 0

@@ -1,7 +1,5 @@
 /// The generic gestures as Klondike reads them (a race reads them the same way, for a table).
 enum KlondikeMessages {
-    static let types = ["tap", "double-tap", "drag", "reset", "undo"]
-
     static func read(_ type: String, _ message: JSON) throws(GameError) -> (ReadCommand<KlondikeCommand>, winnable: Bool) {
         switch type {
         case "tap", "double-tap":
@@ -36,12 +34,12 @@ enum KlondikeMessages {
     }
 
     /// A reset's `winnable` deal, when its stored form asks for one.
-    static func dealRequest(_ command: ReadCommand<KlondikeCommand>, currentDraw: Int) -> DealRequest? {
+    static func seedRequest(_ command: ReadCommand<KlondikeCommand>, currentDraw: Int) -> SeedRequest? {
         guard case .reset(let options) = command.command, command.stored["options"]?["winnable"] == .bool(true) else {
             return nil
         }
         let given: JSON? = options.deal == nil ? nil : command.stored["options"]
-        return DealRequest(pool: options.draw ?? currentDraw, given: given)
+        return KlondikeDealProver.request(draw: options.draw ?? currentDraw, given: given)
     }
 
     /// The reset dealing `seed`: the stored form carries the seed, the cause does not.

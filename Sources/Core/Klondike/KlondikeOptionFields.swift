@@ -57,9 +57,14 @@ public struct KlondikeOptionFields: Sendable {
     static func bad(_ message: String) -> GameError { .badRequest("bad-option", message) }
 
     /// The deal a `winnable` request must prove, when the options ask for one.
-    var dealRequest: DealRequest? {
+    var seedRequest: SeedRequest? {
         guard winnable else { return nil }
-        return DealRequest(pool: draw ?? 1, given: deal == nil ? nil : .object(allFields))
+        return KlondikeDealProver.request(draw: draw ?? 1, given: deal == nil ? nil : .object(allFields))
+    }
+
+    /// `create`'s options dealing a proven seed.
+    static func seeding(_ options: JSON, seed: UInt64) -> JSON {
+        .object((options.objectPairs ?? []).filter { $0.key != "seed" } + [("seed", .int(Int(seed)))])
     }
 
     /// Options as a create stores them: a seed drawn when none is given, the draw, the entropy.

@@ -1,9 +1,9 @@
 // Plane behind the game interface: its options, its messages (points, not pile pointers,
 // and its own `add`, `color`, `alpha`), and the selection a departing player leaves.
 
-extension Plane: Game {
+extension Plane: ConnectionBound {
     public static let kind = "plane"
-    public static var commandTypes: [String] { ["tap", "double-tap", "drag", "reset", "add", "color", "alpha"] }
+    public static var commandTypes: [String] { ["add", "color", "alpha"] }
 
     public static func storedOptions(creating options: JSON, random: inout some RandomNumberGenerator) throws(GameError) -> JSON {
         var stored: [(key: String, value: JSON)] = []
@@ -29,22 +29,17 @@ extension Plane: Game {
                                             seed: UInt64(options["seed"]?.intValue ?? 0)))
     }
 
-    public var status: String { "playing" }
-    public var isOver: Bool { false }
+    public var status: GameStatus { .playing }
     public func state(for viewer: Viewer) -> JSON { publicState }
     public func text(for viewer: Viewer, heading: String) -> [String] { [heading] + textBoard() }
 
     public var playersHoldingConnectionState: [String] { selectedPlayers }
 
-    public func departure(of player: String) -> ReadCommand<PlaneCommand>? {
-        selectedPlayers.contains(player) ? Self.leave : nil
+    /// A departing player's selection goes (`leave`).
+    public func command(for issued: ServerCommand) -> PlaneCommand? {
+        guard case .departure(let player) = issued, selectedPlayers.contains(player) else { return nil }
+        return .leave
     }
-
-    public static func readServerCommand(_ type: String, _ message: JSON) -> ReadCommand<PlaneCommand>? {
-        type == "leave" ? Self.leave : nil
-    }
-
-    private static let leave = ReadCommand<PlaneCommand>(.leave, cause: .object(["type": "leave"]))
 
     public static func shorthand(_ verb: String, _ args: [String]) throws(GameError) -> JSON? {
         let type: (key: String, value: JSON) = ("type", .string(verb))

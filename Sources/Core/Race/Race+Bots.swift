@@ -1,6 +1,6 @@
 // A race's bots (PROTOCOL section 18): a bot table follows the solver's hints at its level's pace.
-extension Race {
-    public static var botLevels: ClosedRange<Int>? { 1...3 }
+extension Race: BotPlayable {
+    public static var botLevels: ClosedRange<Int> { 1...3 }
 
     public static func checkBots(creating options: JSON) throws(GameError) {
         guard options["winnable"] == .bool(true) else {

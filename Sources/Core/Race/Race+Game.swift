@@ -1,9 +1,8 @@
 // A race behind the game interface: Klondike's messages on a seat's own table, seats, and
 // a view per seat (rivals' hidden cards masked).
 
-extension Race: Game {
+extension Race: SeatViews {
     public static let kind = "race"
-    public static var commandTypes: [String] { KlondikeMessages.types }
 
     public static func storedOptions(creating options: JSON, random: inout some RandomNumberGenerator) throws(GameError) -> JSON {
         try KlondikeOptionFields.stored(creating: options, leading: [("seats", .int(try seatCount(options)))], random: &random)
@@ -31,23 +30,18 @@ extension Race: Game {
         return ReadCommand(.table(read.command), cause: read.cause, stored: read.stored)
     }
 
-    public static func readServerCommand(_ type: String, _ message: JSON) -> ReadCommand<RaceCommand>? {
-        type == "start" ? Self.start : nil
+    public func command(for issued: ServerCommand) -> RaceCommand? {
+        issued == .start && phase == .waiting ? .start : nil
     }
 
-    private static let start = ReadCommand<RaceCommand>(.start, cause: .object(["type": "start"]))
-
-    public var turn: String? { nil }
-    public var isOver: Bool { isFinished }
-    public var startCommand: ReadCommand<RaceCommand>? { phase == .waiting ? Self.start : nil }
-
-    public static var hasSeatViews: Bool { true }
     public static func diff(_ full: Diff, for viewer: Viewer) -> Diff { RaceView.diff(full, for: viewer) }
 
     public func state(for viewer: Viewer) -> JSON { publicState(for: viewer) }
 
     public func text(for viewer: Viewer, heading: String) -> [String] { [heading] + textBoard(for: viewer) }
+}
 
+extension Race: HintingGame {
     public func hintPlan(for asker: HintContext) -> HintPlan {
         guard case .seat(let seat) = asker.viewer, let table = table(of: seat) else {
             return .refused(GameError(.forbidden, rule: "race-hint", "hints in a race are for a seated player's own table"))
@@ -59,22 +53,24 @@ extension Race: Game {
         guard case .seat(let seat) = viewer, let table = table(of: seat) else { return [] }
         return KlondikeSolverHints.hints(from: table, budget: budget)
     }
+}
 
-    public static var provesDeals: Bool { true }
-
-    public static func dealRequest(creating options: JSON) throws(GameError) -> DealRequest? {
+extension Race: ProvenSeeds {
+    public static func seedRequest(creating options: JSON) throws(GameError) -> SeedRequest? {
         let fields = try KlondikeOptionFields(options)
         _ = try seatCount(options)
-        return fields.dealRequest
+        return fields.seedRequest
     }
 
-    public func dealRequest(for command: ReadCommand<RaceCommand>) -> DealRequest? {
+    public static func options(_ options: JSON, seed: UInt64) -> JSON { KlondikeOptionFields.seeding(options, seed: seed) }
+
+    public func seedRequest(for command: ReadCommand<RaceCommand>) -> SeedRequest? {
         guard case .reset(let options) = command.command else { return nil }
-        return KlondikeMessages.dealRequest(ReadCommand(.reset(options), cause: command.cause, stored: command.stored),
+        return KlondikeMessages.seedRequest(ReadCommand(.reset(options), cause: command.cause, stored: command.stored),
                                             currentDraw: seats.first.flatMap { table(of: $0)?.draw } ?? 1)
     }
 
-    public func dealing(_ command: ReadCommand<RaceCommand>, seed: UInt64) -> ReadCommand<RaceCommand> {
+    public func seeded(_ command: ReadCommand<RaceCommand>, seed: UInt64) -> ReadCommand<RaceCommand> {
         guard case .reset(let options) = command.command,
               let (dealt, stored) = KlondikeMessages.dealing(ReadCommand(.reset(options), cause: command.cause,
                                                                          stored: command.stored),

@@ -42,7 +42,13 @@ public struct Race: Sendable, Equatable {
 
     private static func seatNames(_ count: Int) -> [String] { (1...count).map { "p\($0)" } }
 
-    public var status: String { phase.rawValue }
+    public var status: GameStatus {
+        switch phase {
+        case .waiting: .waiting
+        case .playing: .playing
+        case .finished: .finished
+        }
+    }
 
     public var isFinished: Bool { phase == .finished }
 
@@ -57,7 +63,7 @@ public struct Race: Sendable, Equatable {
     public var publicState: JSON {
         .object([
             "seats": .int(seats.count),
-            "status": .string(status),
+            "status": .string(status.word),
             "tables": .object(zip(seats, tables).map { (key: $0, value: $1.publicState) }),
             "finished": .array(finished.map { .string($0) }),
         ])
@@ -103,7 +109,7 @@ public struct Race: Sendable, Equatable {
         guard phase == .waiting else { throw .illegal("race-started", "the race has already started") }
         phase = .playing
         startTime = time
-        let diff = Diff([.replace(path: "/status", value: .string(status))])
+        let diff = Diff([.replace(path: "/status", value: .string(status.word))])
         return RaceOutcome(race: self, full: diff, touched: [], events: [GameEvent(name: "start")])
     }
 
@@ -129,7 +135,7 @@ public struct Race: Sendable, Equatable {
             events.append(won(seat, time: context.time))
             if finished.count == seats.count {
                 phase = .finished
-                ops.append(.replace(path: "/status", value: .string(status)))
+                ops.append(.replace(path: "/status", value: .string(status.word)))
             }
         }
         return RaceOutcome(race: self, full: Diff(ops), touched: [seat], events: events)
@@ -164,7 +170,7 @@ public struct Race: Sendable, Equatable {
         phase = .playing
         startTime = time
         // Whole tables: every card changes, and each view masks its rivals' tables whole.
-        var ops: [PatchOp] = [.replace(path: "/status", value: .string(status))]
+        var ops: [PatchOp] = [.replace(path: "/status", value: .string(status.word))]
         for (seat, table) in zip(seats, tables) {
             ops.append(.replace(path: RaceView.tablePath(seat), value: table.publicState))
         }
