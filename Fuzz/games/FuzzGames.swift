@@ -723,13 +723,13 @@ enum FourRun {
         }
         let sent = message["target"]?.stringValue ?? ""
         switch (expect, read.command) {
-        case (.drop(let expected), .drop(let column)):
+        case (.drop(let expected), .move(let column)):
             require(column == expected, "\(what()): read as column \(column)")
             // The cause names the target as sent; a terminal's `/3` is named in full.
             let target = sent.dropFirst().contains("/") ? sent : "/columns/\(column)"
             require(read.cause == .object([("type", .string(type)), ("target", .string(target))]),
                     "\(what()): cause \(read.cause.encoded)")
-        case (.unknown, .drop(let column)):
+        case (.unknown, .move(let column)):
             require((0..<columnCount).contains(column), "\(what()): read as column \(column)")
         case (.command(let expected), let command):
             require(command == expected, "\(what()): read as \(command)")
@@ -748,7 +748,7 @@ enum FourRun {
         guard seatNames.contains(player), let board = Board(state) else { return false }
         let status = state["status"]?.stringValue
         switch command {
-        case .drop(let column):
+        case .move(let column):
             return status == "playing" && state["turn"] == .string(player) && board.columns[column].count < rowCount
         case .resign: return status == "playing"
         case .reset: return status == "won" || status == "drawn"
@@ -808,7 +808,7 @@ enum FourRun {
             require(status == "playing" && after["turn"] == after["first"] && after["moves"] == 0
                     && after["winner"] == .null && after["line"] == .null && Board(after)?.discs == 0 && names == ["reset"],
                     "\(what()): reset gave \(after.encoded), events \(names)")
-        case .drop(let column):
+        case .move(let column):
             let row = Board(before)?.columns[column].count ?? -1
             require(Board(after)?.columns[column].count == row + 1 && Board(after)?.owner(column, row) == player
                     && after["moves"]?.intValue == (before["moves"]?.intValue ?? 0) + 1,

@@ -10,7 +10,7 @@ import JSONPatchCheck
 @Suite struct FourInARowRulesTests {
     typealias Four = FourInARow
 
-    static func tap(_ column: Int) -> Four.Command { .drop(column: column) }
+    static func tap(_ column: Int) -> Four.Command { .move(column) }
 
     // MARK: Starting and taking turns
 
@@ -368,7 +368,7 @@ import JSONPatchCheck
             for type in ["tap", "double-tap"] {
                 let read = try Self.read(type, ["target": .string(target), "id": 7])
                 let column = Int(String(cause.split(separator: "/")[1]))!
-                #expect(read.command == .drop(column: column), "\(type) \(target)")
+                #expect(read.command == .move(column), "\(type) \(target)")
                 // The cause keeps the type and the target as sent (`/3` in full), nothing else.
                 #expect(read.cause.encoded == #"{"type":"\#(type)","target":"\#(cause)"}"#)
                 #expect(read.stored == read.cause)
@@ -597,8 +597,8 @@ import JSONPatchCheck
             for step in 0..<160 {
                 let time = 1_000 + Double(step) * 1.75
                 let (command, player) = Self.randomGesture(on: game, careful: careful, &rng)
-                let wins = if case .drop(let column) = command, game.turn == player,
-                              let mover = Four.seatNames.firstIndex(of: player) {
+                let wins = if case .move(let column) = command, game.turn == player,
+                              let mover = TwoSeatTurns.names.firstIndex(of: player) {
                     FourPosition(columns: game.columns, toMove: mover).isWinningMove(column)
                 } else { false }
                 let result = game.apply(command, context: MoveContext(player: player, time: time))
@@ -776,13 +776,16 @@ fileprivate extension FourInARow {
         let order = try #require(FourPicture(picture, sourceLocation: sourceLocation).dropOrder(first: firstSeat),
                                  "the picture can't be played with \(first) first", sourceLocation: sourceLocation)
         for (index, column) in order.enumerated() {
-            let seat = seatNames[(firstSeat + index) % 2]
-            let outcome = try game.accepted(.drop(column: column), by: seat, time: time, sourceLocation: sourceLocation)
+            let seat = TwoSeatTurns.names[(firstSeat + index) % 2]
+            let outcome = try game.accepted(.move(column), by: seat, time: time, sourceLocation: sourceLocation)
             try #require(outcome.events.isEmpty, "the picture's disc \(index) ended the game", sourceLocation: sourceLocation)
         }
         #expect(game.picture == FourPicture.normalized(picture), sourceLocation: sourceLocation)
         return game
     }
+
+    /// The winning four's cells, as the state's `line` names them.
+    var line: [[Int]]? { turns.line.arrayValue?.map { $0.arrayValue?.compactMap(\.intValue) ?? [] } }
 
     /// The board from the spectators' state, drawn as a picture.
     var picture: String {

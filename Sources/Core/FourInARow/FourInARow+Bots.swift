@@ -11,9 +11,9 @@ extension FourInARow: BotPlayable {
     public static func botPace(level: Int) -> Double { 0.3 }
 
     public func botMove(seat: String, level: Int, random: inout SplitMix64, budget: Int) -> ReadCommand<Command>? {
-        guard turn == seat, let mover,
+        guard turn == seat, let mover = turns.mover,
               let column = FourBot.column(for: FourPosition(columns: columns, toMove: mover), level: level,
                                           random: &random, nodeBudget: min(budget, Self.botBudget)) else { return nil }
-        return ReadCommand(.drop(column: column), cause: .object(["type": "tap", "target": .string("/columns/\(column)")]))
+        return ReadCommand(.move(column), cause: .object(["type": "tap", "target": .string("/columns/\(column)")]))
     }
 }
