@@ -46,7 +46,7 @@ for index in 0..<games {
                                             player: "p1", clientID: "\"\(id)-\(seq)\"", time: old + Double(seq), diff: diff))
     }
     batch.games.append(StoredGame(id: id, kind: "klondike", options: options, tokenHash: tokenHash, created: old,
-                                  updated: old + Double(moves), status: game.status, seq: moves))
+                                  updated: old + Double(moves), status: game.status.word, seq: moves))
     rows += moves + 1
     if batch.commands.count >= 50_000 {
         try store.write(batch)

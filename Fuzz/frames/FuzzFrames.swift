@@ -82,7 +82,7 @@ func gesture(type: String, message: JSON, kind: GameKind, _ what: @autoclosure (
     roundTrips(parsed.stored.encoded, what())
     do {
         // What storage keeps reads back as the same command (a game is rebuilt from it).
-        let again = try GameCatalog.standard.parseStored(type: type, message: JSONText.parse(parsed.stored.encoded), kind: kind)
+        let again = try GameCatalog.standard.parse(type: type, message: JSONText.parse(parsed.stored.encoded), kind: kind)
         require(again.command == parsed.command, "\(what()): \(parsed.stored.encoded) reads back as another command")
         // The cause, which drops secrets (a seed, a deck), reads back too.
         _ = try GameCatalog.standard.parse(type: type, message: parsed.cause, kind: kind)

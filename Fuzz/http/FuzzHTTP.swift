@@ -146,7 +146,7 @@ func checkLobbyQuery(_ query: String?) {
     switch LobbyQuery.parse(query, games: .standard) {
     case .success(let parsed):
         require((1...Lobby.maxLimit).contains(parsed.limit), "\(query ?? "nil"): limit \(parsed.limit)")
-        require(parsed.status.map(LobbyQuery.statuses.contains) ?? true, "\(query ?? "nil"): status \(parsed.status ?? "")")
+        require(parsed.status.map(LobbyQuery.statuses(of: .standard).contains) ?? true, "\(query ?? "nil"): status \(parsed.status ?? "")")
     case .failure(let refusal):
         require(!refusal.why.isEmpty, "\(query ?? "nil"): refused with no reason")
     }

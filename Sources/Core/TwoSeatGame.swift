@@ -1,50 +1,39 @@
-// A game of two seats taking turns, written as its board alone: the seats, the start, the turns,
-// resign, reset with the other seat first, a clock's timeout, the end events and every diff
-// (made by comparing the states before and after) come from `TwoSeatTurns` and this protocol's
-// defaults. A game says its kind, its board, how a tap names a move and what a move does.
-
-/// The commands of a two-seat game: its own moves and the turns' own.
-public enum TwoSeatCommand<Move: Sendable & Equatable>: Sendable, Equatable {
-    case move(Move)
-    case resign
-    case reset
-    /// Issued by the server once both seats are taken.
-    case start
-    /// Issued by the server when the seat's clock ran out (PROTOCOL section 17).
-    case timeout(seat: Int)
-    /// A generic gesture the game has no use for (`drag`, `undo`): refused as a move.
-    case unsupported(String)
-}
-
-public protocol TwoSeatGame: Game where Command == TwoSeatCommand<Move> {
+/// A game two seats play taking turns on a board (four in a row, tic-tac-toe): it writes its
+/// board, how a tap's target names a move, and what a move does; `TwoSeatTurns` and this
+/// protocol's defaults do the rest as PROTOCOL section 16 has it: options (`first`), reading
+/// messages (`tap`, `double-tap`, `resign`, `reset`; `drag` and `undo` refused as moves), the
+/// start once both seats are taken, turns, resigning, a clock's timeout, `won` and `drawn`
+/// with `moves` and `seconds`, a reset with the other seat first, the state's keys after the
+/// board's (`turn`, `first`, `status`, `winner`, `line`, `moves`), and `show`'s last lines.
+public protocol TwoSeatGame: TurnBasedGame where Command == TwoSeatCommand<Move> {
     associatedtype Move: Sendable & Equatable
-    /// Whose turn it is, and how the game stands.
+
+    /// The seats' part of the game.
     var turns: TwoSeatTurns { get set }
-    /// A new board, with these turns.
+    /// A game with an empty board and these turns (a new game, or a reset's).
     init(turns: TwoSeatTurns)
-    /// The state's keys in order, the turns' (`turn`, `first`, `status`, `winner`, `moves`) among them.
-    static var stateKeys: [String] { get }
-    /// The value of one of the board's own keys.
-    func board(_ key: String) -> JSON
-    /// A tap's target read as a move, and the target the diff's cause names it by; `bad-request` if none.
-    static func move(at target: String) throws(GameError) -> (Move, target: String)
-    /// Plays a move of the seat to move (the turn is checked already); a refused one changes nothing.
-    mutating func play(_ move: Move, by seat: String) throws(GameError) -> TwoSeatTurns.MoveResult
-    /// `show`'s lines of the board, before the heading and who is to move.
-    var rows: [String] { get }
+
+    /// The move a tap's `target` names, and the target its cause shows; a malformed one is `bad-request`.
+    static func move(at target: JSON?) throws(GameError) -> (Move, target: String)
+    /// Plays `seat`'s move, its turn already checked: the ops that show it on the board, and how
+    /// the game ends if it does. A move against the rules throws and changes nothing.
+    mutating func play(_ move: Move, by seat: Int) throws(GameError) -> (ops: [PatchOp], end: TwoSeatTurns.End?)
+
+    /// The board's keys, first in the state; a reset replaces them.
+    var board: [(key: String, value: JSON)] { get }
+    /// Keys after the board's that never change (four in a row's `rows`). None by default.
+    static var fixedState: [(key: String, value: JSON)] { get }
+    /// `show`'s lines above the server's heading line (the rows, first).
+    var boardLines: [String] { get }
+    /// The refusal of a gesture the game has not (`drag`, `undo`). By default "KIND has no GESTURE".
+    static func unsupported(_ gesture: String) -> GameError
 }
 
 extension TwoSeatGame {
-    public static var commandTypes: [String] { ["tap", "double-tap", "drag", "undo", "reset", "resign"] }
-    public static var takesTurns: Bool { true }
+    public static var fixedState: [(key: String, value: JSON)] { [] }
+    public static func unsupported(_ gesture: String) -> GameError { .illegal("no-\(gesture)", "\(kind) has no \(gesture)") }
 
-    public static func storedOptions(creating options: JSON, random: inout some RandomNumberGenerator) throws(GameError) -> JSON {
-        try TwoSeatTurns.storedOptions(options)
-    }
-
-    public init(stored options: JSON, time: Double) throws(GameError) {
-        self.init(turns: try TwoSeatTurns(options: options, time: time))
-    }
+    public static var commandTypes: [String] { ["resign"] }
 
     public static func shorthand(_ verb: String, _ args: [String]) throws(GameError) -> JSON? {
         guard verb == "resign" else { return nil }
@@ -52,10 +41,18 @@ extension TwoSeatGame {
         return .object(["type": "resign"])
     }
 
+    public static func storedOptions(creating options: JSON, random: inout some RandomNumberGenerator) throws(GameError) -> JSON {
+        try TwoSeatTurns.storedOptions(creating: options)
+    }
+
+    public init(stored options: JSON, time: Double) throws(GameError) {
+        self.init(turns: try TwoSeatTurns(stored: options, time: time))
+    }
+
     public static func read(_ type: String, _ message: JSON) throws(GameError) -> ReadCommand<Command> {
         switch type {
         case "tap", "double-tap":
-            let (move, target) = try move(at: message["target"]?.stringValue ?? "")
+            let (move, target) = try move(at: message["target"])
             return ReadCommand(.move(move), cause: .object(["type": .string(type), "target": .string(target)]))
         case "resign", "reset", "drag", "undo":
             let command: Command = type == "resign" ? .resign : type == "reset" ? .reset : .unsupported(type)
@@ -65,63 +62,48 @@ extension TwoSeatGame {
         }
     }
 
-    public static func readServerCommand(_ type: String, _ message: JSON) -> ReadCommand<Command>? {
-        if type == "timeout", let seat = message["seat"]?.stringValue, let index = TwoSeatTurns.seats.firstIndex(of: seat) {
-            return ReadCommand(.timeout(seat: index), cause: .object(["type": "timeout", "seat": .string(seat)]))
+    public func command(for issued: ServerCommand) -> Command? {
+        switch issued {
+        case .start: return turns.phase == .waiting ? .start : nil
+        case .timeout(let seat): return TwoSeatTurns.names.firstIndex(of: seat).map { .timeout(seat: $0) }
+        case .departure: return nil
         }
-        return type == "start" ? ReadCommand(.start, cause: .object(["type": "start"])) : nil
     }
 
-    public var seats: [String] { TwoSeatTurns.seats }
+    public var seats: [String] { TwoSeatTurns.names }
     public var turn: String? { turns.turn }
-    public var status: String { turns.phase.rawValue }
-    public var isOver: Bool { turns.isOver }
-    public var startCommand: ReadCommand<Command>? { turns.phase == .waiting ? Self.readServerCommand("start", .null) : nil }
+    public var status: GameStatus { turns.status }
 
-    public func timeout(of seat: String) -> ReadCommand<Command>? {
-        Self.readServerCommand("timeout", .object(["seat": .string(seat)]))
-    }
+    public func state(for viewer: Viewer) -> JSON { .object(board + Self.fixedState + turns.state) }
 
-    public func state(for viewer: Viewer) -> JSON {
-        let own: Set = ["turn", "first", "status", "winner", "moves"]
-        return .object(Self.stateKeys.map { key in (key, own.contains(key) ? turns.field(key) : board(key)) })
-    }
+    public func text(for viewer: Viewer, heading: String) -> [String] { boardLines + [heading, turns.standing] }
 
     public mutating func apply(_ command: Command, context: MoveContext) -> Result<GameOutcome, GameError> {
-        let before = state(for: .spectator)
-        return attempt { (game) throws(GameError) in
-            let events = try game.perform(command, context: context)
-            return GameOutcome(Diff(from: before, to: game.state(for: .spectator)), events: events)
-        }
+        attempt { (game) throws(GameError) in try game.perform(command, context: context) }
     }
 
-    private mutating func perform(_ command: Command, context: MoveContext) throws(GameError) -> [GameEvent] {
+    private mutating func perform(_ command: Command, context: MoveContext) throws(GameError) -> GameOutcome {
+        let time = context.time
         switch command {
-        case .start: return try turns.start(time: context.time)
-        case .timeout(let seat): return try turns.timeout(seat, time: context.time)
-        case .resign: return try turns.resign(try TwoSeatTurns.seat(of: context.player), time: context.time)
-        case .reset:
-            _ = try TwoSeatTurns.seat(of: context.player)
-            var turns = self.turns
-            let events = try turns.reset(time: context.time)
-            self = Self(turns: turns)
-            return events
+        case .start: return try turns.start(time: time)
+        case .timeout(let seat): return try turns.timeout(seat, time: time)
+        default: break
+        }
+        let seat = try turns.seat(of: context.player)
+        switch command {
         case .move(let move):
-            try turns.checkMove(by: try TwoSeatTurns.seat(of: context.player))
-            let result = try play(move, by: context.player)
-            return turns.moved(result, time: context.time)
-        case .unsupported(let type):
-            throw .illegal("no-\(type)", "\(Self.kind) has no \(type): tap to move")
+            try turns.checkTurn(seat)
+            let (ops, end) = try play(move, by: seat)
+            return turns.moved(seat, ops: ops, end: end, time: time)
+        case .resign: return try turns.resign(seat, time: time)
+        case .reset:
+            var turns = self.turns
+            try turns.reset(time: time)
+            self = Self(turns: turns)
+            let keys = board.map(\.key) + turns.state.map(\.key)
+            return GameOutcome(Diff.replacing(keys, from: state(for: .spectator)), events: [GameEvent(name: "reset")])
+        case .unsupported(let gesture): throw Self.unsupported(gesture)
+        case .start, .timeout: throw .illegal("started", "the game has already started")
         }
-    }
-
-    public func text(for viewer: Viewer, heading: String) -> [String] {
-        let standing = switch turns.phase {
-        case .waiting: "waiting for p2"
-        case .playing: "\(turn ?? "") to move"
-        case .won: "\(turns.winner.map { TwoSeatTurns.seats[$0] } ?? "") won"
-        case .drawn: "drawn"
-        }
-        return rows + [heading, standing]
     }
 }

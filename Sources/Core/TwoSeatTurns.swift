@@ -1,126 +1,167 @@
-// The part of a game where two seats take turns (PROTOCOL section 16): p1 and p2, the join that
-// takes the last seat starts the game, `first` moves first, a move passes the turn, a resign or a
-// clock that ran out gives the game to the other seat, and a reset once it is over starts a new
-// one with the other seat first. Four in a row's rules and a game developer's own share it.
-
+/// What every game of two seats taking turns keeps (PROTOCOL sections 16 and 20): seats `p1` and
+/// `p2`, who moves first and who moves now, the status, the winner and the winning line, the
+/// moves of this game, and when it started (for the end events' `seconds`). A `TwoSeatGame`
+/// holds one and its board; this part does the rest: the start once both seats are taken, turns,
+/// resigning, a timeout, the end of a game, and a reset with the other seat first.
 public struct TwoSeatTurns: Sendable, Equatable {
-    public enum Phase: String, Sendable { case waiting, playing, won, drawn }
+    public enum Phase: Sendable, Equatable { case waiting, playing, won, drawn }
 
-    public static let seats = ["p1", "p2"]
+    /// How a move ends the game, if it does.
+    public enum End: Sendable, Equatable {
+        /// The mover wins: `line` is the state's `line` (the winning cells), `reason` the `won` event's.
+        case won(line: JSON, reason: String)
+        /// The board is full with no winner.
+        case drawn
+    }
 
+    public static let names = ["p1", "p2"]
+    /// `show`'s mark for each seat.
+    public static let marks = ["X", "O"]
+
+    /// Seat indices (0: `p1`, 1: `p2`).
     public private(set) var first: Int
     public private(set) var mover: Int?
     public private(set) var phase: Phase = .waiting
     public private(set) var winner: Int?
+    public private(set) var line: JSON = .null
     public private(set) var moves = 0
     /// When the game started (or was reset): the `seconds` of its end events count from here.
-    private var startTime: Double
+    public private(set) var startTime: Double
 
-    /// A game not started yet; `options["first"]` (`p1` or `p2`, default `p1`) moves first.
-    public init(options: JSON, time: Double) throws(GameError) {
-        switch options["first"] {
-        case nil, .null?: first = 0
-        case .string(let seat)? where Self.seats.contains(seat): first = Self.seats.firstIndex(of: seat)!
-        default: throw .badRequest("bad-first", "first must be p1 or p2")
-        }
+    public init(first: Int, time: Double) {
+        self.first = first
         startTime = time
     }
 
-    /// `create`'s options as stored: who moves first.
-    public static func storedOptions(_ options: JSON) throws(GameError) -> JSON {
-        .object([("first", .string(seats[try TwoSeatTurns(options: options, time: 0).first]))])
+    /// A new game from stored options (`first`).
+    public init(stored options: JSON, time: Double) throws(GameError) {
+        self.init(first: try Self.firstSeat(options), time: time)
     }
 
-    public var turn: String? { mover.map { Self.seats[$0] } }
-    public var isOver: Bool { phase == .won || phase == .drawn }
+    /// The `first` option as stored: `p1` (the default) or `p2`.
+    public static func storedOptions(creating options: JSON) throws(GameError) -> JSON {
+        .object([("first", .string(names[try firstSeat(options)]))])
+    }
 
-    /// `turn`, `first`, `status`, `winner` and `moves`, as the state shows them.
-    public func field(_ key: String) -> JSON {
-        switch key {
-        case "turn": turn.map(JSON.string) ?? .null
-        case "first": .string(Self.seats[first])
-        case "status": .string(phase.rawValue)
-        case "winner": winner.map { .string(Self.seats[$0]) } ?? .null
-        case "moves": .int(moves)
-        default: .null
+    private static func firstSeat(_ options: JSON) throws(GameError) -> Int {
+        switch options["first"] {
+        case nil, .null?: return 0
+        case .string(let seat)? where names.contains(seat): return names.firstIndex(of: seat)!
+        default: throw .badRequest("bad-first", "first must be p1 or p2")
         }
     }
 
-    /// The seat index of a player id, or `bad-request`.
-    public static func seat(of player: String) throws(GameError) -> Int {
-        guard let seat = seats.firstIndex(of: player) else {
+    // MARK: What it shows
+
+    public var turn: String? { mover.map { Self.names[$0] } }
+
+    public var status: GameStatus {
+        switch phase {
+        case .waiting: .waiting
+        case .playing: .playing
+        case .won: .won
+        case .drawn: .drawn
+        }
+    }
+
+    public var isOver: Bool { phase == .won || phase == .drawn }
+
+    /// The state's keys this part keeps, after the board's: `turn`, `first`, `status`, `winner`, `line`, `moves`.
+    public var state: [(key: String, value: JSON)] {
+        [("turn", turn.map(JSON.string) ?? .null), ("first", .string(Self.names[first])), ("status", .string(status.word)),
+         ("winner", winner.map { .string(Self.names[$0]) } ?? .null), ("line", line), ("moves", .int(moves))]
+    }
+
+    /// `show`'s last line: who is to move, or how the game stands.
+    public var standing: String {
+        switch phase {
+        case .waiting: "waiting for p2"
+        case .playing: "\(turn ?? "") (\(Self.marks[mover ?? 0])) to move"
+        case .won: "\(Self.names[winner ?? 0]) won"
+        case .drawn: "drawn"
+        }
+    }
+
+    // MARK: What it does
+
+    /// The sender's seat, or `bad-request` for a player id that is no seat.
+    public func seat(of player: String) throws(GameError) -> Int {
+        guard let seat = Self.names.firstIndex(of: player) else {
             throw .badRequest("no-such-seat", "\"\(player)\" is not a seat of this game (p1, p2)")
         }
         return seat
     }
 
-    public mutating func start(time: Double) throws(GameError) -> [GameEvent] {
+    /// Why a move is refused when the game is not being played.
+    public var notPlaying: GameError {
+        phase == .waiting ? .illegal("waiting", "the game has not started: both seats must be taken")
+            : .illegal("game-over", "the game is over: reset for a new one")
+    }
+
+    /// Both seats are taken: `first` moves.
+    public mutating func start(time: Double) throws(GameError) -> GameOutcome {
         guard phase == .waiting else { throw .illegal("started", "the game has already started") }
         (phase, mover, startTime) = (.playing, first, time)
-        return [GameEvent(name: "start")]
+        return GameOutcome(Diff([.replace(path: "/status", value: "playing"), .replace(path: "/turn", value: .string(Self.names[first]))]),
+                           events: [GameEvent(name: "start")])
     }
 
-    /// Checks that `seat` may move now.
-    public func checkMove(by seat: Int) throws(GameError) {
+    /// Checks that `seat` may move now, before the board is changed.
+    public func checkTurn(_ seat: Int) throws(GameError) {
         guard phase == .playing, let mover else { throw notPlaying }
-        guard mover == seat else { throw .illegal("not-your-turn", "it is \(Self.seats[mover])'s turn") }
+        guard mover == seat else { throw .illegal("not-your-turn", "it is \(Self.names[mover])'s turn") }
     }
 
-    /// After a move of the seat to move: the turn passes, or the game ends.
-    public mutating func moved(_ result: MoveResult, time: Double) -> [GameEvent] {
+    /// `seat` moved (its turn checked) and the board's `ops` show it: the moves counted, then
+    /// the game ends as `end` says, or the other seat is to move.
+    public mutating func moved(_ seat: Int, ops: [PatchOp], end: End?, time: Double) -> GameOutcome {
         moves += 1
-        switch result {
-        case .next:
-            mover = mover.map { 1 - $0 }
-            return []
-        case .won(let reason):
-            return end(winner: mover ?? 0, reason: reason, time: time)
-        case .drawn:
+        let ops = ops + [.replace(path: "/moves", value: .int(moves))]
+        switch end {
+        case .won(let line, let reason)?:
+            self.line = line
+            return finish(winner: seat, reason: reason, ops: ops, time: time)
+        case .drawn?:
             (phase, mover) = (.drawn, nil)
-            return [GameEvent(name: "drawn", fields: endFields(time))]
+            return GameOutcome(Diff(ops + [.replace(path: "/turn", value: .null), .replace(path: "/status", value: "drawn")]),
+                               events: [GameEvent(name: "drawn", fields: endFields(time))])
+        case nil:
+            mover = 1 - seat
+            return GameOutcome(Diff(ops + [.replace(path: "/turn", value: .string(Self.names[1 - seat]))]))
         }
     }
 
-    public enum MoveResult: Sendable, Equatable {
-        case next
-        /// The mover won, for this reason (the `won` event's `reason`).
-        case won(String)
-        case drawn
-    }
-
-    public mutating func resign(_ seat: Int, time: Double) throws(GameError) -> [GameEvent] {
+    /// `seat` resigns the game being played: the other seat wins.
+    public mutating func resign(_ seat: Int, time: Double) throws(GameError) -> GameOutcome {
         guard phase == .playing else { throw notPlaying }
-        return end(winner: 1 - seat, reason: "resign", time: time)
+        return finish(winner: 1 - seat, reason: "resign", ops: [], time: time)
     }
 
-    /// The seat's clock ran out (PROTOCOL section 17): the other seat wins.
-    public mutating func timeout(_ seat: Int, time: Double) throws(GameError) -> [GameEvent] {
+    /// `seat`'s clock ran out while it was to move: the other seat wins on time.
+    public mutating func timeout(_ seat: Int, time: Double) throws(GameError) -> GameOutcome {
         guard phase == .playing, mover == seat else { throw notPlaying }
-        return end(winner: 1 - seat, reason: "time", time: time)
+        return finish(winner: 1 - seat, reason: "time", ops: [], time: time)
     }
 
-    /// A new game once this one is over, the other seat first.
-    public mutating func reset(time: Double) throws(GameError) -> [GameEvent] {
+    /// A new game once this one is won or drawn, the other seat first. The caller clears the
+    /// board and makes the diff (every key of the state replaced).
+    public mutating func reset(time: Double) throws(GameError) {
         guard isOver else {
             throw phase == .waiting ? notPlaying : .illegal("still-playing", "a game is reset only once it is won or drawn")
         }
         first = 1 - first
-        (phase, mover, winner, moves, startTime) = (.playing, first, nil, 0, time)
-        return [GameEvent(name: "reset")]
+        (phase, mover, winner, line, moves, startTime) = (.playing, first, nil, .null, 0, time)
     }
 
-    private mutating func end(winner seat: Int, reason: String, time: Double) -> [GameEvent] {
+    private mutating func finish(winner seat: Int, reason: String, ops: [PatchOp], time: Double) -> GameOutcome {
         (phase, winner, mover) = (.won, seat, nil)
-        let fields: [(key: String, value: JSON)] = [("by", .string(Self.seats[seat])), ("reason", .string(reason))]
-        return [GameEvent(name: "won", fields: fields + endFields(time))]
+        let diff = Diff(ops + [.replace(path: "/turn", value: .null), .replace(path: "/status", value: "won"),
+                               .replace(path: "/winner", value: .string(Self.names[seat])), .replace(path: "/line", value: line)])
+        let fields: [(key: String, value: JSON)] = [("by", .string(Self.names[seat])), ("reason", .string(reason))]
+        return GameOutcome(diff, events: [GameEvent(name: "won", fields: fields + endFields(time))])
     }
 
     private func endFields(_ time: Double) -> [(key: String, value: JSON)] {
         [("moves", .int(moves)), ("seconds", GameEvent.seconds(from: startTime, to: time))]
-    }
-
-    private var notPlaying: GameError {
-        phase == .waiting ? .illegal("waiting", "the game has not started: both seats must be taken")
-            : .illegal("game-over", "the game is over: reset for a new one")
     }
 }

@@ -98,7 +98,7 @@ import Testing
             guard let outcome = game.expectAccepted(command, time: 70.5) else { return }
             events += outcome.events
         }
-        #expect(game.status == "won")
+        #expect(game.status == .won)
         // 52 cards home and 24 draws; 52 cards x 10, 21 turned up x 5.
         #expect(game.moves == 76 && game.score == 625)
         #expect(events == [GameEvent(name: "won", fields: [(key: "moves", value: 76), (key: "score", value: 625), (key: "seconds", value: 60)])])
@@ -118,6 +118,6 @@ import Testing
             }
             if !moved { game.expectAccepted(tapStock) }
         }
-        #expect(won && game.status == "won")
+        #expect(won && game.status == .won)
     }
 }

@@ -99,7 +99,7 @@ import Testing
     @Test func theLastCardHomeWinsInTheSameDiffWithAWonEvent() throws {
         var game = try klondike(Self.oneCardLeft, moves: 120, score: 500, time: 1000.25)
         let outcome = game.expectAccepted(try drag("/tableau/4", "/foundations/0"), time: 1090.99)
-        #expect(game.status == "won" && game.isWon)
+        #expect(game.status == .won && game.isWon)
         #expect(outcome?.diff.encodedOps == #"[{"op":"remove","path":"/tableau/4/0"},{"op":"add","path":"/foundations/0/12","value":"KS"},{"op":"replace","path":"/moves","value":121},{"op":"replace","path":"/score","value":510},{"op":"replace","path":"/status","value":"won"}]"#)
         let won = GameEvent(name: "won", fields: [(key: "moves", value: 121), (key: "score", value: 510), (key: "seconds", value: 90)])
         #expect(outcome?.events == [won])
@@ -123,7 +123,7 @@ import Testing
         #expect(game.hint() == nil)
         #expect(game.legalCommands().isEmpty)
         let outcome = game.expectAccepted(.reset(KlondikeResetOptions(deal: .seed(3))))
-        #expect(game.status == "playing" && game.moves == 0 && game.score == 0)
+        #expect(game.status == .playing && game.moves == 0 && game.score == 0)
         #expect(outcome?.diff.ops.contains(.replace(path: "/status", value: "playing")) == true)
         #expect(outcome?.events == [GameEvent(name: "reset")])
     }

@@ -14,7 +14,7 @@ import Testing
             #expect(race.table(of: seat)?.publicState == klondike.publicState)
             #expect(race.table(of: seat)?.pile(.stock)?.cards == klondike.pile(.stock)?.cards)
         }
-        #expect(race.status == "waiting" && !race.isFinished)
+        #expect(race.status == .waiting && !race.isFinished)
     }
 
     @Test func theStateHasExactlyTheProtocolsKeys() throws {
@@ -47,7 +47,7 @@ import Testing
         let outcome = try #require(accepted)
         #expect(outcome.views == [ViewDiff(viewers: race.viewers, diff: Diff([.replace(path: "/status", value: "playing")]))])
         #expect(outcome.events == [GameEvent(name: "start")])
-        #expect(race.status == "playing" && race.startTime == 12)
+        #expect(race.status == .playing && race.startTime == 12)
         race.expectRefused(.start, rule: "race-started")
     }
 
@@ -136,7 +136,7 @@ import Testing
             (key: "by", value: "p2"), (key: "place", value: 1), (key: "moves", value: 76), (key: "score", value: 625),
             (key: "seconds", value: 60),
         ]))
-        #expect(race.finished == ["p2"] && race.status == "playing")
+        #expect(race.finished == ["p2"] && race.status == .playing)
         #expect(race.publicState["finished"] == ["p2"])
         race.expectRefused(.table(.tap(.stock)), by: "p2", rule: "game-won")
         race.expectRefused(.table(.undo), by: "p2", rule: "game-won")
@@ -145,7 +145,7 @@ import Testing
         let second = race.playToWin("p1", time: 100)
         #expect(second?.fields.map(\.key) == ["by", "place", "moves", "score", "seconds"])
         #expect(second?.fields[0].value == "p1" && second?.fields[1].value == 2 && second?.fields[4].value == 90)
-        #expect(race.finished == ["p2", "p1"] && race.status == "playing")
+        #expect(race.finished == ["p2", "p1"] && race.status == .playing)
 
         // The last win finishes the race in the same diff.
         var last: RaceOutcome?
@@ -162,7 +162,7 @@ import Testing
         #expect(outcome.events.first?.fields[4].value == 0)
         #expect(outcome.fullDiff.encodedOps.hasSuffix(
             #"{"op":"replace","path":"/tables/p3/status","value":"won"},{"op":"add","path":"/finished/2","value":"p3"},{"op":"replace","path":"/status","value":"finished"}]"#))
-        #expect(race.finished == ["p2", "p1", "p3"] && race.status == "finished" && race.isFinished)
+        #expect(race.finished == ["p2", "p1", "p3"] && race.status == .finished && race.isFinished)
         #expect(race.publicState["finished"] == ["p2", "p1", "p3"])
     }
 
@@ -191,7 +191,7 @@ import Testing
         let accepted = race.expectAccepted(.reset(KlondikeResetOptions()), by: "p2", time: 500)
         let outcome = try #require(accepted)
         #expect(outcome.events == [GameEvent(name: "reset")])
-        #expect(race.status == "playing" && race.finished == [] && race.startTime == 500)
+        #expect(race.status == .playing && race.finished == [] && race.startTime == 500)
         var stream = SplitMix64(seed: 77)
         let dealt = try Klondike(options: KlondikeOptions(deal: .seed(stream.next() >> 11), entropy: 0), time: 0)
         for seat in race.seats {

@@ -208,7 +208,7 @@ import Testing
             "resign": ["resign"],
         ]
         let catalog = GameCatalog.standard
-        for type in Set(catalog.games.flatMap { $0.commandTypes }) {
+        for type in Set(catalog.games.flatMap { $0.commandTypes } + Gesture.allCases.map(\.rawValue)) {
             let forms = try #require(lines[type], "no shorthand example for \(type)")
             for line in forms {
                 guard case .request(let request) = ClientMessageParser.parse(Array(line.utf8), games: .standard),

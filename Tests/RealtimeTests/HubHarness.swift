@@ -158,7 +158,7 @@ final class HubHarness {
         case .command(let token, let game, let clientID):
             return .command(token: token, seq: (try? store.command(game: game, clientID: clientID))?.seq)
         case .listing(let token, let query):
-            let games = try? store.recentGames(kind: query.kind?.rawValue, status: query.status, limit: query.limit)
+            let games = try? store.recentGames(kind: query.kind?.rawValue, statuses: query.words, limit: query.limit)
             return .listing(token: token, games: games)
         case .chat(let token, let game, let through):
             return .chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through, limit: 10_000)) ?? [])

@@ -439,7 +439,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         h.tick()
         #expect(h.hub.lobby.entries().count == 1)
         #expect(try h.store.games(updatedSince: h.now.unixTime - 60).isEmpty)
-        #expect(try h.store.recentGames(kind: nil, status: nil, limit: 10).count == 3)
+        #expect(try h.store.recentGames(kind: nil, statuses: nil, limit: 10).count == 3)
     }
 
     @Test func theLobbyIsAtMostAHundredMostSpectatorsFirst() {
@@ -489,6 +489,36 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
         #expect(try games(nil) == [klondike])
         #expect(try games("limit=500") == [plane, klondike])
         #expect(try games("limit=500&kind=plane") == [plane])
+    }
+
+    @Test func apiGamesFilterOnThePhaseEveryGameHas() throws {
+        let h = HubHarness(config: config())
+        h.open(1)
+        let (klondike, _) = h.createKlondike(1)
+        h.open(2)
+        h.now += 1
+        h.send(2, #"{"type":"create","kind":"four"}"#)
+        let four = h.take(2)[0]["game"]!.stringValue!
+        func games(_ query: String) throws -> [String] {
+            let response = try #require(h.http("/api/games", query: query))
+            #expect(response.status == 200, "\(query)")
+            return try JSONText.parse(response.body).arrayValue?.compactMap { $0["game"]?.stringValue } ?? []
+        }
+        // `waiting` and `playing` are words and phases alike; `over` is a phase: won, drawn or finished.
+        #expect(try games("status=waiting") == [four])
+        #expect(try games("status=playing") == [klondike])
+        #expect(try games("status=over").isEmpty)
+        // Resting games are filtered the same way by storage.
+        h.close(1)
+        h.close(2)
+        h.now += 61
+        h.tick()
+        #expect(try games("limit=500&status=waiting") == [four])
+        #expect(try games("limit=500&status=playing") == [klondike])
+        #expect(try games("limit=500&status=over").isEmpty)
+        let refusal = try #require(h.http("/api/games", query: "status=asleep"))
+        #expect(refusal.status == 400)
+        #expect(String(decoding: refusal.body, as: UTF8.self) == "status must be one of drawn, finished, over, playing, waiting, won\n")
     }
 
     @Test func apiGamesOfOneGameLoadsARestingOne() throws {

@@ -74,12 +74,13 @@ import Testing
     }
 
     @Test func hintWithAMoveNoneAndTheSolversVerdict() {
-        #expect(bytes(.hint(from: "/waste", to: "/tableau/3", winnable: nil))
+        #expect(bytes(.hint(Hint(from: "/waste", to: "/tableau/3")))
             == #"{"type":"hint","from":"/waste","to":"/tableau/3"}"#)
-        #expect(bytes(.hint(from: nil, to: nil, winnable: nil)) == #"{"type":"hint","from":null,"to":null}"#)
-        #expect(bytes(.hint(from: "/stock", to: "/waste", winnable: true))
+        #expect(bytes(.hint(Hint(from: nil, to: nil))) == #"{"type":"hint","from":null,"to":null}"#)
+        // A game's own fields follow `from` and `to` (Klondike's solver's verdict).
+        #expect(bytes(.hint(Hint(from: "/stock", to: "/waste", fields: [("winnable", true)])))
             == #"{"type":"hint","from":"/stock","to":"/waste","winnable":true}"#)
-        #expect(bytes(.hint(from: nil, to: nil, winnable: .null))
+        #expect(bytes(.hint(Hint(from: nil, to: nil, fields: [("winnable", .null)])))
             == #"{"type":"hint","from":null,"to":null,"winnable":null}"#)
     }
 

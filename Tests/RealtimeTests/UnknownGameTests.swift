@@ -4,11 +4,11 @@ import Testing
 
 /// A game the hub has never heard of, written only against `Core.Game`: two seats take turns
 /// adding one to their own tally; the first to three wins. `pass` is a command of its own.
-private struct Tally: Game {
+private struct Tally: TurnBasedGame {
     enum Command: Sendable, Equatable { case add, pass, start, reset }
 
     static let kind = "tally"
-    static let commandTypes = ["tap", "pass", "reset"]
+    static let commandTypes = ["pass"]
     var counts = [0, 0]
     var mover: Int?
     var started = false
@@ -33,22 +33,19 @@ private struct Tally: Game {
             guard message["target"] == "/mine" else { throw .badRequest("target", "tap /mine") }
             return ReadCommand(.add, cause: .object(["type": "tap", "target": "/mine"]))
         case "pass": return ReadCommand(.pass, cause: .object(["type": "pass"]))
-        default: return ReadCommand(.reset, cause: .object(["type": "reset"]))
+        case "reset": return ReadCommand(.reset, cause: .object(["type": "reset"]))
+        default: throw GameError(.unknownType, rule: "unknown-type", "tally has no \(type)")
         }
     }
 
-    static func readServerCommand(_ type: String, _ message: JSON) -> ReadCommand<Command>? {
-        type == "start" ? ReadCommand(.start, cause: .object(["type": "start"])) : nil
-    }
+    func command(for issued: ServerCommand) -> Command? { issued == .start && !started ? .start : nil }
 
     var seats: [String] { ["p1", "p2"] }
     var turn: String? { mover.map { seats[$0] } }
-    var status: String { winner != nil ? "won" : started ? "playing" : "waiting" }
-    var isOver: Bool { winner != nil }
-    var startCommand: ReadCommand<Command>? { started ? nil : Self.readServerCommand("start", .null) }
+    var status: GameStatus { winner != nil ? .won : started ? .playing : .waiting }
 
     func state(for viewer: Viewer) -> JSON {
-        .object([("counts", .array(counts.map(JSON.int))), ("turn", turn.map(JSON.string) ?? .null), ("status", .string(status))])
+        .object([("counts", .array(counts.map(JSON.int))), ("turn", turn.map(JSON.string) ?? .null), ("status", .string(status.word))])
     }
 
     func text(for viewer: Viewer, heading: String) -> [String] { ["\(counts[0]) - \(counts[1])", heading] }
@@ -80,6 +77,29 @@ private struct Tally: Game {
         }
         return .success(GameOutcome(Diff(ops), events: winner != nil && command != .reset ? [GameEvent(name: "won")] : []))
     }
+}
+
+/// A game with a status word of its own: one tap and it is `tallied`, which is over.
+private struct Sprint: Game {
+    static let kind = "sprint"
+    static let tallied = GameStatus("tallied", phase: .over)
+    static var statuses: [GameStatus] { [.playing, tallied] }
+    var done = false
+
+    init(stored options: JSON, time: Double) {}
+    static func storedOptions(creating options: JSON, random: inout some RandomNumberGenerator) -> JSON { .object([]) }
+    static func read(_ type: String, _ message: JSON) throws(GameError) -> ReadCommand<Bool> {
+        guard type == "tap" else { throw GameError(.unknownType, rule: "unknown-type", "sprint has no \(type)") }
+        return ReadCommand(true, cause: .object(["type": "tap"]))
+    }
+    mutating func apply(_ command: Bool, context: MoveContext) -> Result<GameOutcome, GameError> {
+        guard !done else { return .failure(.illegal("done", "tallied already")) }
+        done = true
+        return .success(GameOutcome(Diff([.replace(path: "/status", value: "tallied")])))
+    }
+    var status: GameStatus { done ? Self.tallied : .playing }
+    func state(for viewer: Viewer) -> JSON { .object(["status": .string(status.word)]) }
+    func text(for viewer: Viewer, heading: String) -> [String] { [heading] }
 }
 
 /// Everything the hub gives a game comes to a game it does not know: create, seats and the
@@ -151,5 +171,33 @@ private struct Tally: Game {
         let response = try #require(h.http("/api/games/\(game)"))
         #expect(response.status == 200)
         #expect(try JSONText.parse(response.body)["kind"] == "tally")
+    }
+
+    @Test func aStatusWordOfItsOwnIsFilteredByItselfAndByItsPhase() throws {
+        var config = Hub.Config(games: GameCatalog(GameCatalog.standard.games + [Sprint.self]))
+        config.idleSeconds = 60
+        let h = HubHarness(config: config)
+        h.open(1)
+        h.send(1, #"{"type":"create","kind":"sprint"}"#)
+        let game = try #require(h.take(1).first?["game"]?.stringValue)
+        h.open(2)
+        h.now += 1
+        let (klondike, _) = h.createKlondike(2)
+        func games(_ query: String) throws -> [String] {
+            let response = try #require(h.http("/api/games", query: query))
+            #expect(response.status == 200, "\(query)")
+            return try JSONText.parse(response.body).arrayValue?.compactMap { $0["game"]?.stringValue } ?? []
+        }
+        #expect(try Set(games("status=playing")) == [game, klondike])
+        h.send(1, "tap 1 1")
+        #expect(try games("status=tallied") == [game])
+        #expect(try games("status=over") == [game])
+        #expect(try games("status=playing") == [klondike])
+        h.close(1)
+        h.close(2)
+        h.now += 61
+        h.tick()
+        #expect(try games("limit=500&status=over") == [game])
+        #expect(try games("limit=500&status=tallied") == [game])
     }
 }

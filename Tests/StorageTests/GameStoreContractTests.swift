@@ -155,11 +155,15 @@ import Testing
                 klondikeGame("old", updated: 1_700_000_010), klondikeGame("won", status: "won", updated: 1_700_000_020), plane,
             ]))
             #expect(try store.games(updatedSince: 1_700_000_020).map(\.id) == ["won", "p"])
-            #expect(try store.recentGames(kind: nil, status: nil, limit: 10).map(\.id) == ["p", "won", "old"])
-            #expect(try store.recentGames(kind: nil, status: nil, limit: 2).map(\.id) == ["p", "won"])
-            #expect(try store.recentGames(kind: "klondike", status: nil, limit: 10).map(\.id) == ["won", "old"])
-            #expect(try store.recentGames(kind: "klondike", status: "playing", limit: 10).map(\.id) == ["old"])
-            #expect(try store.recentGames(kind: nil, status: "won", limit: 10).map(\.id) == ["won"])
+            #expect(try store.recentGames(kind: nil, statuses: nil, limit: 10).map(\.id) == ["p", "won", "old"])
+            #expect(try store.recentGames(kind: nil, statuses: nil, limit: 2).map(\.id) == ["p", "won"])
+            #expect(try store.recentGames(kind: "klondike", statuses: nil, limit: 10).map(\.id) == ["won", "old"])
+            #expect(try store.recentGames(kind: "klondike", statuses: ["playing"], limit: 10).map(\.id) == ["old"])
+            #expect(try store.recentGames(kind: nil, statuses: ["won"], limit: 10).map(\.id) == ["won"])
+            // A phase's words (the lobby's `status=over`): any of them; none matches nothing.
+            #expect(try store.recentGames(kind: "klondike", statuses: ["won", "drawn"], limit: 10).map(\.id) == ["won"])
+            #expect(try store.recentGames(kind: nil, statuses: ["playing", "won"], limit: 2).map(\.id) == ["p", "won"])
+            #expect(try store.recentGames(kind: nil, statuses: [], limit: 10).isEmpty)
         }
     }
 

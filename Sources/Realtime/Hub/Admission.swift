@@ -41,11 +41,9 @@ final class Admission {
 
     func create(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, now: Instant,
                 into effects: inout Effects) {
-        let type: any Game.Type
-        let request: DealRequest?
+        let request: SeedRequest?
         do throws(ProtocolError) {
-            type = try config.games.type(of: kind)
-            do { request = try type.dealRequest(creating: options) } catch { throw ProtocolError(error) }
+            request = try config.games.seedRequest(creating: options, kind: kind)
         } catch {
             replies.error(id, error, requestID: requestID, now: now, into: &effects)
             return
@@ -63,24 +61,24 @@ final class Admission {
             return
         }
         if let request {
-            // A deal that must be proven first (a game's proven deal, section 12): from the pool, found, or the given one proved.
-            let deal = PendingDeal(connection: id, requestID: requestID, waiting: .create(kind: kind, options: options),
-                                   namesDeal: request.given != nil)
-            if let seed = solver.dealProven(deal, request, into: &effects) {
-                finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: seed.seed, poolSeed: seed,
+            // A seed that must be proven first (a game's `ProvenSeeds`, section 12): from the pool, found, or the given one proved.
+            let proof = PendingProof(connection: id, requestID: requestID, waiting: .create(kind: kind, options: options),
+                                     request: request)
+            if let seed = solver.provenSeed(proof, into: &effects) {
+                finishCreate(id, kind: kind, options: options, requestID: requestID, provenSeed: seed.seed, poolSeed: seed,
                              now: now, into: &effects)
             }
             return
         }
-        finishCreate(id, kind: kind, options: options, requestID: requestID, dealt: nil, poolSeed: nil, now: now,
+        finishCreate(id, kind: kind, options: options, requestID: requestID, provenSeed: nil, poolSeed: nil, now: now,
                      into: &effects)
     }
 
-    /// Makes the game. `dealt`: a proven seed that replaces any in the options.
-    func finishCreate(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, dealt: UInt64?,
+    /// Makes the game. `provenSeed`: a proven seed the game puts in the options in place of any.
+    func finishCreate(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, provenSeed: UInt64?,
                       poolSeed: ProvenSeed?, now: Instant, into effects: inout Effects) {
         var options = options
-        if let dealt { options = options.setting("seed", to: .int(Int(dealt))) }
+        if let provenSeed { options = config.games.options(options, seed: provenSeed, kind: kind) }
         let game: AnyGame
         let storedOptions: JSON
         do throws(ProtocolError) {

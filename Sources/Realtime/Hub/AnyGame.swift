@@ -27,9 +27,40 @@ struct ParsedGesture: Sendable, Equatable {
         stored = read.stored
     }
 
+    /// A command the server issued, as the game mapped it: stored (and shown) in the server's form.
+    init(_ command: GameCommand, issued: ServerCommand) {
+        self.command = command
+        cause = issued.stored
+        stored = issued.stored
+    }
+
     func typed<C>(as type: C.Type) -> ReadCommand<C>? {
         guard let command = command.base as? C else { return nil }
         return ReadCommand(command, cause: cause, stored: stored)
+    }
+}
+
+extension ServerCommand {
+    /// The form storage keeps, and the cause members see (a start's and a departure's with `by`):
+    /// `{"type":"start"}`, `{"type":"leave"}`, `{"type":"timeout","seat":"p1"}`.
+    var stored: JSON {
+        switch self {
+        case .start: return .object(["type": "start"])
+        case .departure: return .object(["type": "leave"])
+        case .timeout(let seat): return .object(["type": "timeout", "seat": .string(seat)])
+        }
+    }
+
+    /// A stored command the server issued, stored for `player`; nil for any other command.
+    init?(stored command: JSON, player: String) {
+        switch command["type"]?.stringValue {
+        case "start": self = .start
+        case "leave": self = .departure(player: player)
+        case "timeout":
+            guard let seat = command["seat"]?.stringValue else { return nil }
+            self = .timeout(seat: seat)
+        default: return nil
+        }
     }
 }
 
@@ -40,15 +71,21 @@ struct ClockResume: Sendable, Equatable {
 }
 
 /// Any game of the catalog, behind the operations a room needs; every answer comes from
-/// the game itself (`Core.Game`), so the realtime layer knows no game's rules.
+/// the game itself (`Core.Game` and the capabilities it conforms to), so the realtime layer
+/// knows no game's rules. A capability the game lacks answers as having none.
 struct AnyGame: Sendable, Equatable {
     private(set) var base: any Game
     /// The players' clocks of a game created with `clock` (section 17): the layer's, not the game's.
     private(set) var clock: TurnClock?
+    /// Capabilities asked on every move, looked up once.
+    private let seatViews: (any SeatViews.Type)?
+    private let provenSeeds: Bool
 
     init(_ base: any Game, clock: ClockOption? = nil, at time: Double = 0) {
         self.base = base
-        self.clock = clock.map { TurnClock(option: $0, seats: base.seats, at: time) }
+        seatViews = type(of: base) as? any SeatViews.Type
+        provenSeeds = base is any ProvenSeeds
+        self.clock = clock.map { TurnClock(option: $0, seats: (base as? any SeatedGame)?.seats ?? [], at: time) }
     }
 
     static func == (a: AnyGame, b: AnyGame) -> Bool {
@@ -58,54 +95,69 @@ struct AnyGame: Sendable, Equatable {
 
     var clockDeadline: Double? { clock?.deadline }
     var clockRunning: Bool { clock?.running != nil }
-    var botLevels: ClosedRange<Int>? { type(of: base).botLevels }
-    func checkBots(creating options: JSON) throws(ProtocolError) {
-        do { try type(of: base).checkBots(creating: options) } catch { throw ProtocolError(error) }
-    }
-    func awaits(_ seat: String) -> Bool { base.awaits(seat) }
-    func botPace(level: Int) -> Double { type(of: base).botPace(level: level) }
 
-    /// The command that ends the game on time for `seat`.
-    func timeout(of seat: String) -> ParsedGesture? {
-        func open<G: Game>(_ game: G) -> ParsedGesture? { game.timeout(of: seat).map(ParsedGesture.init) }
-        return open(base)
+    // MARK: Bots (BotPlayable)
+
+    var botLevels: ClosedRange<Int>? { (type(of: base) as? any BotPlayable.Type)?.botLevels }
+    func checkBots(creating options: JSON) throws(ProtocolError) {
+        guard let type = type(of: base) as? any BotPlayable.Type else { return }
+        do { try type.checkBots(creating: options) } catch { throw ProtocolError(error) }
     }
+    func awaits(_ seat: String) -> Bool { (base as? any BotPlayable)?.awaits(seat) ?? false }
+    func botPace(level: Int) -> Double { (type(of: base) as? any BotPlayable.Type)?.botPace(level: level) ?? 0 }
 
     /// A bot's move (run off the service thread: it may search).
     func botMove(seat: String, level: Int, seed: UInt64, budget: Int) -> ParsedGesture? {
         var random = SplitMix64(seed: seed)
-        func open<G: Game>(_ game: G) -> ParsedGesture? {
+        func open<G: BotPlayable>(_ game: G) -> ParsedGesture? {
             game.botMove(seat: seat, level: level, random: &random, budget: budget).map(ParsedGesture.init)
         }
-        return open(base)
+        guard let game = base as? any BotPlayable else { return nil }
+        return open(game)
     }
 
+    // MARK: What the room asks
+
     var kind: GameKind { GameKind(type(of: base).kind) }
-    var seats: [String] { base.seats }
-    var turn: String? { base.turn }
-    var status: String { base.status }
+    var seats: [String] { (base as? any SeatedGame)?.seats ?? [] }
+    var turn: String? { (base as? any TurnBasedGame)?.turn }
+    /// The status word (the state's, the lobby's, `show`'s).
+    var status: String { base.status.word }
     var isOver: Bool { base.isOver }
-    var hasSeatViews: Bool { type(of: base).hasSeatViews }
-    var playersHoldingConnectionState: [String] { base.playersHoldingConnectionState }
+    var hasSeatViews: Bool { seatViews != nil }
+    var playersHoldingConnectionState: [String] { (base as? any ConnectionBound)?.playersHoldingConnectionState ?? [] }
 
     func publicState(for viewer: Viewer = .spectator) -> JSON {
         guard let clock, case .object(let pairs) = base.state(for: viewer) else { return base.state(for: viewer) }
         return .object(pairs + [("clocks", clock.state)])
     }
     func text(for viewer: Viewer, heading: String) -> [String] { base.text(for: viewer, heading: heading) }
-    func diff(_ full: Diff, for viewer: Viewer) -> Diff { type(of: base).diff(full, for: viewer) }
-    func hintPlan(for asker: HintContext) -> HintPlan { base.hintPlan(for: asker) }
-    func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] { base.hints(for: viewer, budget: budget) }
+    func diff(_ full: Diff, for viewer: Viewer) -> Diff { seatViews?.diff(full, for: viewer) ?? full }
 
-    var startCommand: ParsedGesture? {
-        func open<G: Game>(_ game: G) -> ParsedGesture? { game.startCommand.map(ParsedGesture.init) }
-        return open(base)
+    // MARK: Hints (HintingGame)
+
+    func hintPlan(for asker: HintContext) -> HintPlan {
+        guard let game = base as? any HintingGame else {
+            return .refused(GameError(.unknownType, rule: "no-hints", "\(type(of: base).kind) has no hint"))
+        }
+        return game.hintPlan(for: asker)
+    }
+    func hints(for viewer: Viewer, budget: Int) -> [(PositionKey, Hint)] {
+        (base as? any HintingGame)?.hints(for: viewer, budget: budget) ?? []
     }
 
-    func departure(of player: String) -> ParsedGesture? {
-        func open<G: Game>(_ game: G) -> ParsedGesture? { game.departure(of: player).map(ParsedGesture.init) }
-        return open(base)
+    // MARK: Commands the server issues
+
+    /// The game's command for one the server issues now (the start, a departure, a timeout), or nil.
+    func command(for issued: ServerCommand) -> ParsedGesture? {
+        base.command(for: issued).map { ParsedGesture(GameCommand($0), issued: issued) }
     }
+
+    var startCommand: ParsedGesture? { command(for: .start) }
+    func departure(of player: String) -> ParsedGesture? { command(for: .departure(player: player)) }
+    func timeout(of seat: String) -> ParsedGesture? { command(for: .timeout(seat: seat)) }
+
+    // MARK: Applying
 
     mutating func apply(_ command: GameCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
         if command.base is ClockResume {
@@ -114,16 +166,11 @@ struct AnyGame: Sendable, Equatable {
             self.clock = clock
             return .success(GameOutcome(Diff(ops)))
         }
-        func open<G: Game>(_ game: inout G) -> Result<GameOutcome, GameError> {
-            guard let typed = command.base as? G.Command else {
-                return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
-            }
-            return game.apply(typed, context: context)
-        }
-        let (turnBefore, wasOver) = (base.turn, base.isOver)
-        let result = open(&base)
-        guard case .success(var outcome) = result, var clock else { return result }
-        let ops = clock.follow(turnBefore: turnBefore, turnAfter: base.turn, wasOver: wasOver, isOver: base.isOver,
+        guard var clock else { return base.apply(erased: command.base, context: context) }
+        let (turnBefore, wasOver) = (turn, base.isOver)
+        let result = base.apply(erased: command.base, context: context)
+        guard case .success(var outcome) = result else { return result }
+        let ops = clock.follow(turnBefore: turnBefore, turnAfter: turn, wasOver: wasOver, isOver: base.isOver,
                                mover: context.player, at: context.time)
         self.clock = clock
         if !ops.isEmpty {
@@ -132,20 +179,23 @@ struct AnyGame: Sendable, Equatable {
         return .success(outcome)
     }
 
-    /// A deal to prove before `parsed` is applied (a reset asking for a winnable deal).
-    func dealRequest(for parsed: ParsedGesture) -> DealRequest? {
-        guard type(of: base).provesDeals else { return nil }
-        func open<G: Game>(_ game: G) -> DealRequest? { parsed.typed(as: G.Command.self).flatMap(game.dealRequest(for:)) }
-        return open(base)
+    // MARK: Proven seeds (ProvenSeeds)
+
+    /// A seed to prove before `parsed` is applied (a reset asking for a proven one).
+    func seedRequest(for parsed: ParsedGesture) -> SeedRequest? {
+        guard provenSeeds, let game = base as? any ProvenSeeds else { return nil }
+        func open<G: ProvenSeeds>(_ game: G) -> SeedRequest? { parsed.typed(as: G.Command.self).flatMap(game.seedRequest(for:)) }
+        return open(game)
     }
 
-    /// `parsed` dealing a proven seed instead of whatever it named.
-    func dealing(_ parsed: ParsedGesture, seed: UInt64) -> ParsedGesture {
-        func open<G: Game>(_ game: G) -> ParsedGesture {
+    /// `parsed` with a proven seed instead of whatever it named.
+    func seeded(_ parsed: ParsedGesture, seed: UInt64) -> ParsedGesture {
+        guard let game = base as? any ProvenSeeds else { return parsed }
+        func open<G: ProvenSeeds>(_ game: G) -> ParsedGesture {
             guard let typed = parsed.typed(as: G.Command.self) else { return parsed }
-            return ParsedGesture(game.dealing(typed, seed: seed))
+            return ParsedGesture(game.seeded(typed, seed: seed))
         }
-        return open(base)
+        return open(game)
     }
 }
 
@@ -166,7 +216,7 @@ extension GameCatalog {
         let delay = try SpectatorDelay.read(options)
         let clock = try ClockOption.read(options)
         let watch = try WatchPolicy.read(options)
-        if clock != nil && !type.takesTurns { throw .bad("\(kind.rawValue) has no turns: a clock is for games where players take turns") }
+        if clock != nil && !(type is any TurnBasedGame.Type) { throw .bad("\(kind.rawValue) has no turns: a clock is for games where players take turns") }
         var stored: JSON
         do {
             stored = try type.storedOptions(creating: options, random: &random)
@@ -183,12 +233,24 @@ extension GameCatalog {
         }
         stored = .object(pairs)
         let game = try restore(kind: kind, options: stored, time: time)
-        let bots = try BotSeats.read(options, seats: game.seats, levels: type.botLevels)
+        let bots = try BotSeats.read(options, seats: game.seats, levels: game.botLevels)
         if !bots.isEmpty {
-            do { try type.checkBots(creating: options) } catch { throw ProtocolError(error) }
+            try game.checkBots(creating: options)
             stored = .object(pairs + [("bots", bots.json)])
         }
         return (game, stored)
+    }
+
+    /// A seed to prove before a game of `kind` is made with these `create` options, or nil.
+    func seedRequest(creating options: JSON, kind: GameKind) throws(ProtocolError) -> SeedRequest? {
+        guard let type = try type(of: kind) as? any ProvenSeeds.Type else { return nil }
+        do { return try type.seedRequest(creating: options) } catch { throw ProtocolError(error) }
+    }
+
+    /// `create`'s options with a proven seed in them, as the game of `kind` puts it there.
+    func options(_ options: JSON, seed: UInt64, kind: GameKind) -> JSON {
+        guard let type = game(named: kind.rawValue) as? any ProvenSeeds.Type else { return options }
+        return type.options(options, seed: seed)
     }
 
     /// Builds a game from its stored options (the inverse of `create`'s second result).
@@ -205,46 +267,53 @@ extension GameCatalog {
         }
     }
 
-    /// Reads a game command for a game of `kind`. Section 2's order: a malformed field is
+    /// Reads a game command for a game of `kind`: a generic gesture (`Gesture`), which every game
+    /// reads, or one of the kind's own types. Section 2's order: a malformed field is
     /// `bad-request` even when the kind lacks the type, which is `unknown-type` only once the
     /// fields would be well formed for a kind that has it.
     func parse(type: String, message: JSON, kind: GameKind) throws(ProtocolError) -> ParsedGesture {
         guard let game = game(named: kind.rawValue) else { throw .bad("unknown kind \(kind.rawValue)") }
-        guard game.commandTypes.contains(type) else {
+        do throws(GameError) {
+            guard Self.reads(game, type) else { throw GameError(.unknownType, rule: "unknown-type", "") }
+            return try Self.read(game, type: type, message: message)
+        } catch where error.code == .unknownType {
+            // Not this kind's: well formed for another kind that has it, or `unknown-type` for all.
             try validateForAnyKind(type: type, message: message)
             throw ProtocolError(.unknownType, "\(kind.rawValue) has no \(type)")
-        }
-        return try Self.read(game, type: type, message: message)
-    }
-
-    /// A command the server stored for itself (a start, a departure), or a client's.
-    func parseStored(type: String, message: JSON, kind: GameKind) throws(ProtocolError) -> ParsedGesture {
-        guard let game = game(named: kind.rawValue) else { throw .bad("unknown kind \(kind.rawValue)") }
-        func serverCommand<G: Game>(_ game: G.Type) -> ParsedGesture? {
-            game.readServerCommand(type, message).map(ParsedGesture.init)
-        }
-        if let issued = serverCommand(game) { return issued }
-        return try parse(type: type, message: message, kind: kind)
-    }
-
-    private static func read(_ game: any Game.Type, type: String, message: JSON) throws(ProtocolError) -> ParsedGesture {
-        func open<G: Game>(_ game: G.Type) throws(GameError) -> ParsedGesture { ParsedGesture(try game.read(type, message)) }
-        do {
-            return try open(game)
         } catch {
             throw ProtocolError(error)
         }
     }
 
+    /// Whether messages of `type` reach `game`'s `read`: the generic gestures, and its own types.
+    private static func reads(_ game: any Game.Type, _ type: String) -> Bool {
+        Gesture(rawValue: type) != nil || game.commandTypes.contains(type)
+    }
+
+    /// A stored command: one the server issued (a start, a departure, a timeout), which `game`
+    /// (as it was when the command was applied) maps again, or a client's.
+    func parseStored(_ message: JSON, player: String, game: AnyGame) throws(ProtocolError) -> ParsedGesture {
+        if let issued = ServerCommand(stored: message, player: player), let parsed = game.command(for: issued) { return parsed }
+        guard let type = message["type"]?.stringValue else { throw .bad("a stored command has no type") }
+        return try parse(type: type, message: message, kind: game.kind)
+    }
+
+    private static func read(_ game: any Game.Type, type: String, message: JSON) throws(GameError) -> ParsedGesture {
+        func open<G: Game>(_ game: G.Type) throws(GameError) -> ParsedGesture { ParsedGesture(try game.read(type, message)) }
+        return try open(game)
+    }
+
     /// The message must be well formed for some kind that has this type; `unknown-type` when none has it.
     func validateForAnyKind(type: String, message: JSON) throws(ProtocolError) {
         var firstError: ProtocolError?
-        for game in games where game.commandTypes.contains(type) {
+        for game in games where Self.reads(game, type) {
             do {
                 _ = try Self.read(game, type: type, message: message)
                 return
+            } catch where error.code == .unknownType {
+                continue
             } catch {
-                if firstError == nil { firstError = error }
+                if firstError == nil { firstError = ProtocolError(error) }
             }
         }
         throw firstError ?? ProtocolError(.unknownType, "unknown type \(type)")

@@ -75,7 +75,8 @@ enum GameLoader {
             let fail = { (why: String) in RestoreError(game: stored.id, detail: "command \(command.seq): \(why)") }
             guard command.seq == seq + 1 else { throw fail("out of order after seq \(seq)") }
             if command.player.hasPrefix("p"), let n = Int(command.player.dropFirst()), n >= nextPlayer { nextPlayer = n + 1 }
-            let (gameCommand, cause) = try replayable(command.command, kind: kind, games: games, fail: fail)
+            let (gameCommand, cause) = try replayable(command.command, player: command.player, game: game, games: games,
+                                                      fail: fail)
             if let seated = command.command["bots"] { bots = seated }
             switch game.apply(gameCommand, context: MoveContext(player: command.player, time: command.time)) {
             case .success(let outcome):
@@ -122,12 +123,12 @@ enum GameLoader {
     }
 
     /// A stored command as Core reads it, with the cause members saw.
-    static func replayable(_ command: JSON, kind: GameKind, games: GameCatalog,
+    static func replayable(_ command: JSON, player: String, game: AnyGame, games: GameCatalog,
                            fail: (String) -> RestoreError) throws -> (GameCommand, JSON) {
         guard let type = command["type"]?.stringValue else { throw fail("no type") }
         if type == ClockResume.type { return (ClockResume.parsed.command, ClockResume.parsed.cause) }
         do {
-            let parsed = try games.parseStored(type: type, message: command, kind: kind)
+            let parsed = try games.parseStored(command, player: player, game: game)
             return (parsed.command, parsed.cause)
         } catch {
             throw fail(error.message)

@@ -40,7 +40,7 @@ public final class Hub {
 
     /// - Parameters:
     ///   - random: the source of game ids and tokens (the system's secure generator in the server).
-    ///   - provenSeeds: the stored pools of seeds the catalog's deal prover proved.
+    ///   - provenSeeds: the stored pools of seeds the catalog's prover proved.
     init(config: Config, random: @escaping @Sendable () -> UInt64, provenSeeds: [ProvenSeed] = []) {
         self.config = config
         let random = HubRandom(next: random)
@@ -86,7 +86,8 @@ public final class Hub {
     /// does (PROTOCOL section 14); true while within it. Nothing is sent either way: lws answers
     /// pings itself, and the shell deals with a flood (`ControlFloodGuard`).
     func admitControlFrame(_ id: ConnectionID, at now: Instant) -> Bool { sessions.admitFrame(id, now: now) }
-    public func provenPoolCount(draw: Int) -> Int { solver.poolCount(draw: draw) }
+    /// Proven seeds ready in a pool of the catalog's prover.
+    public func provenPoolCount(_ pool: Int) -> Int { solver.poolCount(pool) }
     func room(_ id: String) -> GameRoom? { rooms[id] }
 
     // MARK: Events
@@ -291,21 +292,21 @@ public final class Hub {
 
     private func solved(_ result: SolveResult, now: Instant, into effects: inout Effects) {
         switch solver.solved(result) {
-        case .deal(let deal, .success(let seed)):
-            switch deal.waiting {
+        case .proof(let proof, .success(let seed)):
+            switch proof.waiting {
             case .create(let kind, let options):
-                admission.finishCreate(deal.connection, kind: kind, options: options, requestID: deal.requestID, dealt: seed,
-                                       poolSeed: nil, now: now, into: &effects)
-            case .reset(let room, let gesture, let arrival):
-                if sessions.room(of: deal.connection) === room {
-                    play.applyGesture(deal.connection, seed.map { room.game.dealing(gesture, seed: $0) } ?? gesture, in: room,
-                                      requestID: deal.requestID, now: now, arrival: arrival, into: &effects)
+                admission.finishCreate(proof.connection, kind: kind, options: options, requestID: proof.requestID,
+                                       provenSeed: seed, poolSeed: nil, now: now, into: &effects)
+            case .command(let room, let gesture, let arrival):
+                if sessions.room(of: proof.connection) === room {
+                    play.applyGesture(proof.connection, seed.map { room.game.seeded(gesture, seed: $0) } ?? gesture, in: room,
+                                      requestID: proof.requestID, now: now, arrival: arrival, into: &effects)
                 }
             }
-            resume([deal.connection], now: now, into: &effects)
-        case .deal(let deal, .failure(let error)):
-            replies.error(deal.connection, error, requestID: deal.requestID, now: now, into: &effects)
-            resume([deal.connection], now: now, into: &effects)
+            resume([proof.connection], now: now, into: &effects)
+        case .proof(let proof, .failure(let error)):
+            replies.error(proof.connection, error, requestID: proof.requestID, now: now, into: &effects)
+            resume([proof.connection], now: now, into: &effects)
         case .hints(let answers):
             for (asker, answer) in answers {
                 play.answerHint(asker.connection, answer, requestID: asker.requestID, now: now, into: &effects)

@@ -3,15 +3,25 @@ import Core
 /// The filters of `/api/games` (PROTOCOL section 10).
 public struct LobbyQuery: Sendable, Equatable {
     public var kind: GameKind?
-    public var status: String?
+    /// A status word some game shows (`won`), or a phase every game has (`waiting`, `playing`, `over`).
+    public var status: String? {
+        didSet { words = status.map { [$0] } }
+    }
+    /// The status words `status` stands for: itself, or for a phase, every word the catalog's games
+    /// show in that phase (nil: any).
+    private(set) var words: [String]?
     public var limit = Lobby.liveLimit
-
-    static let statuses: Set<String> = ["playing", "won", "drawn", "waiting", "finished"]
 
     public init(kind: GameKind? = nil, status: String? = nil, limit: Int = Lobby.liveLimit) {
         self.kind = kind
         self.status = status
         self.limit = limit
+        words = status.map { [$0] }
+    }
+
+    /// The words `status=` takes: every phase, and every status word of the catalog's games.
+    static func statuses(of games: GameCatalog) -> Set<String> {
+        games.statusWords.union(GameStatus.Phase.allCases.map(\.rawValue))
     }
 
     /// Reads `kind=KIND&status=STATUS&limit=N`; anything else, or a bad value, is refused
@@ -34,10 +44,12 @@ public struct LobbyQuery: Sendable, Equatable {
                 }
                 result.kind = GameKind(value)
             case "status":
+                let statuses = statuses(of: games)
                 guard statuses.contains(value) else {
                     return .failure(Refusal(why: "status must be one of \(statuses.sorted().joined(separator: ", "))"))
                 }
                 result.status = value
+                if let phase = GameStatus.Phase(rawValue: value) { result.words = games.statusWords(in: phase) }
             case "limit":
                 guard let limit = Int(value), (1...Lobby.maxLimit).contains(limit) else {
                     return .failure(Refusal(why: "limit must be an integer from 1 to \(Lobby.maxLimit)"))
@@ -50,8 +62,9 @@ public struct LobbyQuery: Sendable, Equatable {
         return .success(result)
     }
 
+    /// Whether the entry passes: its kind, and its status word (or the phase it stands for).
     func matches(_ entry: LobbyEntry) -> Bool {
-        (kind == nil || entry.kind == kind) && (status == nil || entry.status == status)
+        (kind == nil || entry.kind == kind) && (words == nil || words?.contains(entry.status) == true)
     }
 
     /// A limit above the live lobby's may reach into resting games.

@@ -10,8 +10,8 @@ enum PendingRequest {
     case commandLookup(PendingLookup)
     /// `/api/games` past the live lobby.
     case listing(HTTPRequestID, LobbyQuery)
-    /// A `create` or `reset` waiting for a deal to be proven (a game's `DealRequest`).
-    case deal(PendingDeal)
+    /// A `create` or a command waiting for a seed to be proven (a game's `SeedRequest`).
+    case proof(PendingProof)
     /// Everyone asking for the hint of one position: one solve answers them all.
     case hint(PositionKey, askers: [HintWaiter])
     /// A bot of this seat thinking of its move.
@@ -25,8 +25,8 @@ enum PendingRequest {
         case .history(let catchUp), .replayChat(let catchUp): return catchUp.room
         case .commandLookup(let lookup): return lookup.room
         case .bot(let room, _): return room
-        case .deal(let deal):
-            if case .reset(let room, _, _) = deal.waiting { return room }
+        case .proof(let proof):
+            if case .command(let room, _, _) = proof.waiting { return room }
             return nil
         default: return nil
         }
@@ -58,18 +58,19 @@ struct PendingLookup {
     var arrival: Instant?
 }
 
-/// A create or a reset waiting for its deal to be proven.
-struct PendingDeal {
+/// A create or a command (a reset) waiting for its seed to be proven.
+struct PendingProof {
     enum Waiting {
         case create(kind: GameKind, options: JSON)
-        case reset(room: GameRoom, gesture: ParsedGesture, arrival: Instant?)
+        case command(room: GameRoom, gesture: ParsedGesture, arrival: Instant?)
     }
 
     var connection: ConnectionID
     var requestID: JSON?
     var waiting: Waiting
-    /// Whether the client named the deal (then an unprovable one is its mistake, not the server's).
-    var namesDeal: Bool
+    /// What must be proven. When the client named it (`given`), an unprovable one is its
+    /// mistake (`illegal-move`), not the server's (`unavailable`).
+    var request: SeedRequest
 }
 
 struct HintWaiter {

@@ -92,16 +92,15 @@ final class Play {
         proveThenApply(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
     }
 
-    /// A command whose id is new: applied now, or once the deal it needs is proven (a reset's
-    /// `winnable`). After the applied-id check, so that a command sent again is acked, not dealt again.
+    /// A command whose id is new: applied now, or once the seed it needs is proven (a Klondike
+    /// reset's `winnable`). After the applied-id check, so that a command sent again is acked, not dealt again.
     private func proveThenApply(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
                                 now: Instant, arrival: Instant?, into effects: inout Effects) {
-        if let request = room.game.dealRequest(for: parsed) {
-            let deal = PendingDeal(connection: id, requestID: requestID,
-                                   waiting: .reset(room: room, gesture: parsed, arrival: arrival),
-                                   namesDeal: request.given != nil)
-            if let seed = solver.dealProven(deal, request, into: &effects) {
-                applyGesture(id, room.game.dealing(parsed, seed: seed.seed), in: room, requestID: requestID, now: now,
+        if let request = room.game.seedRequest(for: parsed) {
+            let proof = PendingProof(connection: id, requestID: requestID,
+                                     waiting: .command(room: room, gesture: parsed, arrival: arrival), request: request)
+            if let seed = solver.provenSeed(proof, into: &effects) {
+                applyGesture(id, room.game.seeded(parsed, seed: seed.seed), in: room, requestID: requestID, now: now,
                              arrival: arrival, poolSeed: seed, into: &effects)
             }
             return
@@ -260,7 +259,7 @@ final class Play {
     }
 
     func answerHint(_ id: ConnectionID, _ answer: Hint, requestID: JSON?, now: Instant, into effects: inout Effects) {
-        replies.answer(id, [ServerMessage.hint(from: answer.from, to: answer.to, winnable: answer.winnable).frame],
+        replies.answer(id, [ServerMessage.hint(answer).frame],
                        requestID: requestID, now: now, into: &effects)
     }
 

@@ -1,7 +1,7 @@
 import Core
 
 /// The games' searches as the hub uses them: pools of proven seeds (kept topped up in the
-/// background so a deal that must be proven is dealt at once), hints cached by position, and
+/// background so a seed that must be proven is at hand at once), hints cached by position, and
 /// the requests waiting for a search. Searches themselves run off the service thread (`solve` actions).
 final class SolverDesk {
     private let config: Hub.Config
@@ -25,18 +25,19 @@ final class SolverDesk {
         for seed in seeds { pool[seed.pool, default: []].append(seed.seed) }
     }
 
-    func poolCount(draw: Int) -> Int { pool[draw]?.count ?? 0 }
+    func poolCount(_ pool: Int) -> Int { self.pool[pool]?.count ?? 0 }
 
-    // MARK: Proven deals
+    // MARK: Proven seeds
 
-    /// A proven seed from the pool at once (the caller deals it); otherwise the connection
+    /// A proven seed from the pool at once (the caller uses it); otherwise the connection
     /// waits for the search, which answers within the protocol's two seconds.
-    func dealProven(_ deal: PendingDeal, _ request: DealRequest, into effects: inout Effects) -> ProvenSeed? {
+    func provenSeed(_ proof: PendingProof, into effects: inout Effects) -> ProvenSeed? {
+        let request = proof.request
         if request.given == nil, let seed = pool[request.pool]?.popLast() { return ProvenSeed(pool: request.pool, seed: seed) }
-        let token = pending.issue(.deal(deal))
-        sessions.setWait(deal.connection, .pending(token))
+        let token = pending.issue(.proof(proof))
+        sessions.setWait(proof.connection, .pending(token))
         let candidates = request.given == nil ? (0..<16).map { _ in random.next() >> 11 } : []
-        effects.append(.solve(.deal(token: token, request: request, candidates: candidates)))
+        effects.append(.solve(.proof(token: token, request: request, candidates: candidates)))
         return nil
     }
 
@@ -64,9 +65,9 @@ final class SolverDesk {
 
     /// What a search came to, for the hub to carry on with.
     enum Outcome {
-        /// A deal for a waiting create or reset: the proven seed (nil for a given deal that was
+        /// A seed for a waiting create or command: the proven seed (nil for a given one that was
         /// proven), or refused with this error.
-        case deal(PendingDeal, Result<UInt64?, ProtocolError>)
+        case proof(PendingProof, Result<UInt64?, ProtocolError>)
         case hints([(HintWaiter, Hint)])
         /// A bot's move, thought of (nil: it has none).
         case botMoved(GameRoom, seat: String, ParsedGesture?)
@@ -77,33 +78,33 @@ final class SolverDesk {
 
     func solved(_ result: SolveResult) -> Outcome {
         switch result {
-        case .deal(let token, let proof):
-            guard case .deal(let deal)? = pending.take(token),
-                  sessions.endWait(deal.connection, .pending(token)) else { return .none }
-            switch proof {
-            case .givenDealProven: return .deal(deal, .success(nil))
-            case .seed(let seed): return .deal(deal, .success(seed))
+        case .proof(let token, let answer):
+            guard case .proof(let proof)? = pending.take(token),
+                  sessions.endWait(proof.connection, .pending(token)) else { return .none }
+            switch answer {
+            case .givenProven: return .proof(proof, .success(nil))
+            case .seed(let seed): return .proof(proof, .success(seed))
             case .notProven:
-                return .deal(deal, .failure(deal.namesDeal
-                    ? ProtocolError(.illegalMove, "the solver could not prove this deal winnable")
-                    : ProtocolError.unavailable("no winnable deal was found in time; try again")))
+                return .proof(proof, .failure(proof.request.given != nil
+                    ? ProtocolError(.illegalMove, proof.request.unproven)
+                    : ProtocolError.unavailable(proof.request.unproven)))
             }
         case .hint(let token, let answers):
             if hintCache.count + answers.count > config.hintCacheLimit { hintCache.removeAll(keepingCapacity: true) }
             for (key, answer) in answers { hintCache[key] = answer }
             guard case .hint(let key, let askers)? = pending.take(token) else { return .none }
             hintsSolving[key] = nil
-            let answer = answers.first?.1 ?? Hint(from: nil, to: nil, winnable: .null)
+            let answer = answers.first?.1 ?? Hint(from: nil, to: nil)
             return .hints(askers.filter { sessions.endWait($0.connection, .pending(token)) }.map { ($0, answer) })
         case .bot(let token, let move):
             guard case .bot(let room, let seat)? = pending.take(token) else { return .none }
             return .botMoved(room, seat: seat, move)
-        case .refill(let draw, let seeds):
-            refilling.remove(draw)
-            let fresh = Set(seeds).subtracting(pool[draw] ?? [])
+        case .refill(let number, let seeds):
+            refilling.remove(number)
+            let fresh = Set(seeds).subtracting(pool[number] ?? [])
             guard !fresh.isEmpty else { return .none }
-            pool[draw, default: []].append(contentsOf: fresh)
-            return .poolGrew(StoreBatch(provenSeedsAdded: fresh.sorted().map { ProvenSeed(pool: draw, seed: $0) }))
+            pool[number, default: []].append(contentsOf: fresh)
+            return .poolGrew(StoreBatch(provenSeedsAdded: fresh.sorted().map { ProvenSeed(pool: number, seed: $0) }))
         }
     }
 
@@ -113,9 +114,9 @@ final class SolverDesk {
         // Not in the first seconds: start-up, and whatever measures it, comes first.
         if started == nil { started = now }
         guard let started, now.since(started) >= config.poolRefillDelay else { return }
-        for draw in prover.pools where (pool[draw]?.count ?? 0) < config.provenPoolTarget && !refilling.contains(draw) {
-            refilling.insert(draw)
-            effects.append(.solve(.refill(pool: draw, candidates: (0..<8).map { _ in random.next() >> 11 })))
+        for number in prover.pools where (pool[number]?.count ?? 0) < config.provenPoolTarget && !refilling.contains(number) {
+            refilling.insert(number)
+            effects.append(.solve(.refill(pool: number, candidates: (0..<8).map { _ in random.next() >> 11 })))
         }
     }
 }

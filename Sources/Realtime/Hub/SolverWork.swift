@@ -5,9 +5,9 @@ import Core
 enum SolveJob: Sendable, Equatable {
     /// The hints for a viewer's position (the game's own search), for the cache.
     case hint(token: UInt64, game: AnyGame, viewer: Viewer)
-    /// A deal for `create`/`reset` that must be proven: the given one, or the first of the candidates.
-    case deal(token: UInt64, request: DealRequest, candidates: [UInt64])
-    /// Proven seeds for a pool that keeps such deals instant.
+    /// A seed for `create` or a command that must be proven: the given one, or the first of the candidates.
+    case proof(token: UInt64, request: SeedRequest, candidates: [UInt64])
+    /// Proven seeds for a pool that keeps such requests instant.
     case refill(pool: Int, candidates: [UInt64])
     /// A bot's move (section 18): the game's own policy at `level`, random choices from `seed`.
     case bot(token: UInt64, game: AnyGame, seat: String, level: Int, seed: UInt64)
@@ -16,21 +16,22 @@ enum SolveJob: Sendable, Equatable {
 enum SolveResult: Sendable {
     /// Answers for the asked position first, then for positions along the line it leads to.
     case hint(token: UInt64, answers: [(PositionKey, Hint)])
-    case deal(token: UInt64, proof: DealProof)
+    case proof(token: UInt64, proof: SeedProof)
     case refill(pool: Int, seeds: [UInt64])
     case bot(token: UInt64, move: ParsedGesture?)
 }
 
 enum SolverWork {
-    static func run(_ job: SolveJob, budget: Int, prover: (any DealProver)?) -> SolveResult {
+    static func run(_ job: SolveJob, budget: Int, prover: (any SeedProver)?) -> SolveResult {
         switch job {
         case .hint(let token, let game, let viewer):
             return .hint(token: token, answers: game.hints(for: viewer, budget: budget))
-        case .deal(let token, let request, let candidates):
-            return .deal(token: token, proof: prover?.prove(request, candidates: candidates, budget: budget) ?? .notProven)
+        case .proof(let token, let request, let candidates):
+            return .proof(token: token, proof: prover?.prove(request, candidates: candidates, budget: budget) ?? .notProven)
         case .refill(let pool, let candidates):
             let seeds = candidates.filter { candidate in
-                prover?.prove(DealRequest(pool: pool, given: nil), candidates: [candidate], budget: budget) == .seed(candidate)
+                prover?.prove(SeedRequest(pool: pool, given: nil, unproven: ""), candidates: [candidate], budget: budget)
+                    == .seed(candidate)
             }
             return .refill(pool: pool, seeds: seeds)
         case .bot(let token, let game, let seat, let level, let seed):

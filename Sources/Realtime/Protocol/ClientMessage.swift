@@ -216,8 +216,8 @@ public enum ClientMessageParser {
         case "mute":
             guard case .string(let who)? = message["who"], !who.isEmpty else { throw .bad("mute needs who: a spectator such as s3") }
             return .mute(who: who)
-        case _ where games.hasCommand(type):
-            // Read by the game once its kind is known (`GameCatalog.parse`).
+        case _ where (Gesture(rawValue: type) != nil && !games.games.isEmpty) || games.hasCommand(type):
+            // A generic gesture or a game's own command: read by the game once its kind is known (`GameCatalog.parse`).
             return .gesture(type: type, message: message)
         default:
             throw ProtocolError(.unknownType, "unknown type \(type)")

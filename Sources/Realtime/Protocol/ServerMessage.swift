@@ -21,8 +21,8 @@ enum ServerMessage: Sendable {
     case left(game: String)
     /// `names`: the signed-in players' names by player id, where users sign in (section 19).
     case presence(game: String, players: Int, spectators: Int, names: JSON? = nil)
-    /// `winnable`: nil when the game has no solver (its key is then left out), `.null` when undecided.
-    case hint(from: String?, to: String?, winnable: JSON?)
+    /// `from`, `to`, then the game's own fields (none for most games).
+    case hint(Hint)
     case lobby([LobbyEntry])
     /// A connection signed in (section 19): the user's id and name, and when the token expires.
     case authed(user: String, name: String, expires: Double)
@@ -90,12 +90,11 @@ enum ServerMessage: Sendable {
             ]
             if let names { pairs.append(("names", names)) }
             return JSON.object(pairs).encoded
-        case .hint(let from, let to, let winnable):
-            var pairs: [(key: String, value: JSON)] = [
-                ("type", "hint"), ("from", from.map(JSON.string) ?? .null), ("to", to.map(JSON.string) ?? .null),
+        case .hint(let hint):
+            let pairs: [(key: String, value: JSON)] = [
+                ("type", "hint"), ("from", hint.from.map(JSON.string) ?? .null), ("to", hint.to.map(JSON.string) ?? .null),
             ]
-            if let winnable { pairs.append(("winnable", winnable)) }
-            return JSON.object(pairs).encoded
+            return JSON.object(pairs + hint.fields).encoded
         case .lobby(let games):
             return JSON.object(["type": "lobby", "games": .array(games.map(\.json))]).encoded
         case .authed(let user, let name, let expires):

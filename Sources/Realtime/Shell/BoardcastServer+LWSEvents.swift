@@ -32,7 +32,7 @@ extension BoardcastServer: LWSEvents {
         case "/healthz": return health.response
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
-            for (draw, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(draw: draw))) }
+            for (pool, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(pool))) }
             metrics.provenPoolTarget.set(Double(hubConfig.provenPoolTarget))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.render())
         default:

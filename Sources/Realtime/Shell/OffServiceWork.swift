@@ -23,13 +23,13 @@ final class OffServiceWork: Sendable {
     private let inbox: LockedBox<[ServiceInboxItem]>
     private let waker: LWSWaker
     private let solverBudget: Int
-    private let prover: (any DealProver)?
+    private let prover: (any SeedProver)?
     private let readers = DispatchQueue(label: "boardcast-read", attributes: .concurrent)
     /// A hard deal takes up to its budget, so solves wait for one of these slots.
     private let solvers = DispatchQueue(label: "boardcast-solve", attributes: .concurrent)
     private let solverSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 
-    init(inbox: LockedBox<[ServiceInboxItem]>, waker: LWSWaker, solverBudget: Int, prover: (any DealProver)?) {
+    init(inbox: LockedBox<[ServiceInboxItem]>, waker: LWSWaker, solverBudget: Int, prover: (any SeedProver)?) {
         self.prover = prover
         self.inbox = inbox
         self.waker = waker

@@ -34,7 +34,7 @@ struct StorageReads {
         case .listing(let token, let query):
             work.read {
                 .event(.read(.listing(token: token, games: try? store.recentGames(
-                    kind: query.kind?.rawValue, status: query.status, limit: query.limit))))
+                    kind: query.kind?.rawValue, statuses: query.words, limit: query.limit))))
             }
         case .chat(let token, let game, let through):
             work.read { .event(.read(.chat(token: token, lines: (try? store.chat(game: game, after: -1, through: through,

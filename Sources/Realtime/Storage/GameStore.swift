@@ -171,7 +171,7 @@ public struct StorageUsage: Sendable, Equatable {
     }
 }
 
-/// A seed a game's `DealProver` proved for `pool` (a deal that must be proven, dealt at once from
+/// A seed the catalog's `SeedProver` proved for `pool` (a deal that must be proven, dealt at once from
 /// the pool). Stored in the `winnable_seed` table, whose `draw` column holds the pool.
 public struct ProvenSeed: Sendable, Hashable {
     public var pool: Int
@@ -193,8 +193,9 @@ public protocol GameStore: Sendable {
     func games() throws -> [StoredGame]
     /// The summary rows of games with activity at or after `time` (live at start-up).
     func games(updatedSince time: Double) throws -> [StoredGame]
-    /// Summary rows, newest activity first, filtered (for `/api/games` past the live lobby).
-    func recentGames(kind: String?, status: String?, limit: Int) throws -> [StoredGame]
+    /// Summary rows, newest activity first, filtered (for `/api/games` past the live lobby): of
+    /// `kind`, with one of `statuses` (nil: any).
+    func recentGames(kind: String?, statuses: [String]?, limit: Int) throws -> [StoredGame]
     /// The commands of one game with seq > `after`, in seq order, streamed.
     func forEachCommand(game: String, after seq: Int, _ body: (StoredCommand) throws -> Void) throws
     /// Up to `limit` stored diff frames of a game after seq `after`, in order; stops at a row without one.

@@ -96,11 +96,11 @@ public final class PostgresGameStore: SharedGameStore {
         try games("SELECT \(unescaped: Self.gameColumns) FROM game WHERE updated >= \(time) ORDER BY updated, id")
     }
 
-    public func recentGames(kind: String?, status: String?, limit: Int) throws -> [StoredGame] {
+    public func recentGames(kind: String?, statuses: [String]?, limit: Int) throws -> [StoredGame] {
         // A NULL filter matches every row: one statement whatever the filters.
         try games("""
             SELECT \(unescaped: Self.gameColumns) FROM game
-            WHERE (\(kind)::text IS NULL OR kind = \(kind)) AND (\(status)::text IS NULL OR status = \(status))
+            WHERE (\(kind)::text IS NULL OR kind = \(kind)) AND (\(statuses)::text[] IS NULL OR status = ANY(\(statuses)))
             ORDER BY updated DESC, id DESC LIMIT \(limit)
             """)
     }

@@ -120,7 +120,7 @@ public final class SQLiteGameStore: GameStore {
         }
     }
 
-    public func recentGames(kind: String?, status: String?, limit: Int) throws -> [StoredGame] {
+    public func recentGames(kind: String?, statuses: [String]?, limit: Int) throws -> [StoredGame] {
         try database.read { db in
             var conditions: [String] = []
             var arguments: GRDB.StatementArguments = []
@@ -128,9 +128,9 @@ public final class SQLiteGameStore: GameStore {
                 conditions.append("kind = ?")
                 arguments += [kind]
             }
-            if let status {
-                conditions.append("status = ?")
-                arguments += [status]
+            if let statuses {
+                conditions.append(statuses.isEmpty ? "0" : "status IN (" + Array(repeating: "?", count: statuses.count).joined(separator: ", ") + ")")
+                arguments += StatementArguments(statuses)
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             arguments += [limit]

@@ -14,7 +14,7 @@ import Testing
         return game
     }
 
-    private func picture(_ game: TicTacToe) -> String { game.rows.joined(separator: "\n") }
+    private func picture(_ game: TicTacToe) -> String { game.boardLines.joined(separator: "\n") }
 
     @Test func threeInARowWinsWithItsLineAndTheEventSaysSo() throws {
         var game = try game(after: [0, 3, 1, 4])
@@ -26,9 +26,9 @@ import Testing
         let outcome = try game.apply(.move(2), context: MoveContext(player: "p1", time: 12.5)).get()
         #expect(game.state(for: .spectator)["line"] == [0, 1, 2])
         #expect(game.state(for: .spectator)["winner"] == "p1")
-        #expect(game.status == "won" && game.turn == nil)
+        #expect(game.status == .won && game.turn == nil)
         #expect(outcome.events == [GameEvent(name: "won", fields: [("by", "p1"), ("reason", "three"), ("moves", 5), ("seconds", 12)])])
-        #expect(outcome.diff.ops.contains(.add(path: "/cells/2", value: "p1")) || outcome.diff.ops.contains(.replace(path: "/cells/2", value: "p1")))
+        #expect(outcome.diff.ops.first == .replace(path: "/cells/2", value: "p1"))
     }
 
     @Test func aFullBoardWithoutALineIsDrawn() throws {
@@ -38,7 +38,7 @@ import Testing
             X O O
             O X X
             """)
-        #expect(game.status == "drawn" && game.state(for: .spectator)["line"] == .null)
+        #expect(game.status == .drawn && game.state(for: .spectator)["line"] == .null)
     }
 
     @Test func outOfTurnMarkedCellsAndBadTargetsAreRefusedAndChangeNothing() throws {
