@@ -28,7 +28,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from websockets.sync.client import connect
 
 REPO = Path(__file__).resolve().parents[2]
-WEB = REPO / "web-static"
+# BOARDCAST_WEB serves another copy of the page (an older one, to see a test fail before its fix).
+WEB = Path(os.environ.get("BOARDCAST_WEB", str(REPO / "web-static")))
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 SERVER = os.environ.get("BOARDCAST_SERVER", str(REPO / ".build" / "debug" / "server"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -206,6 +207,11 @@ def make_driver(width=1280, height=900, mobile=False) -> webdriver.Chrome:
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True})
         driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    else:
+        # The page's viewport is the size asked for, as a player's 1280x800 screen shows it
+        # (a headless window of that size keeps some of it for the browser's own frame).
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
     return driver
 
 
@@ -265,12 +271,126 @@ def page_checks(server, browser, checks: str) -> list:
     return results
 
 
-def screenshot(driver, name: str) -> Path:
+# What a player must never meet on any screen, checked on every screen the suite visits
+# (check_screen, called by screenshot). Returns a list of problems, empty when all is well.
+SCREEN_CHECKS_JS = r"""
+const problems = [];
+const name = (e) => e ? `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${[...e.classList].map(c => '.' + c).join('')}` : 'nothing';
+const shown = (e) => {
+  if (!e || e.closest('[hidden]')) return false;
+  const s = getComputedStyle(e), r = e.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && Number(s.opacity) > 0.05;
+};
+const meets = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+const route = document.body.dataset.route || 'lobby';
+const dialogOpen = !!document.querySelector('dialog[open]');
+
+// 1. No text reads null, undefined, NaN or [object Object] (what people type in the chat is theirs).
+const bad = /(^|[^A-Za-z0-9_])(null|undefined|NaN)([^A-Za-z0-9_]|$)|\[object Object\]/;
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const p = n.parentElement;
+  if (!p || p.closest('script, style, .chat-text, .sprite')) continue;
+  if (bad.test(n.textContent)) problems.push(`text "${n.textContent.trim().slice(0, 80)}" in ${name(p)}`);
+}
+for (const e of document.querySelectorAll('[aria-label], [title], [placeholder], input[type=text]')) {
+  if (e.closest('.chat-line')) continue;
+  for (const v of [e.getAttribute('aria-label'), e.getAttribute('title'), e.getAttribute('placeholder'), e.tagName === 'INPUT' ? e.value : null]) {
+    if (v && bad.test(v)) problems.push(`"${v.slice(0, 80)}" on ${name(e)}`);
+  }
+}
+
+// The phone's tool bar, when the page has one pinned to the bottom of the screen.
+const bar = document.querySelector('.game-bar .tools');
+const barFixed = !!bar && getComputedStyle(bar).position === 'fixed' && shown(bar);
+const barRect = barFixed ? bar.getBoundingClientRect() : null;
+const floor = barRect ? barRect.top : innerHeight;
+
+// 2. Nothing lies over the board (while it is played, and after: the result never hides it),
+//    nor over the chat's field and Send. A modal the player opened (a question, a link) is theirs.
+const surfaces = [...document.querySelectorAll('.board-host :is(.four-frame, .four-tray, .four-turn, .kl-table, .plane, .race-area)')].filter(shown);
+const fixed = [...document.querySelectorAll('body *')].filter(e => {
+  const p = getComputedStyle(e).position;
+  return (p === 'fixed' || p === 'sticky') && shown(e) && !e.closest('.four-float') && e !== bar && !(bar && bar.contains(e))
+    && !e.closest('dialog') && !e.classList.contains('toasts') && !e.closest('.game-side');
+});
+const toasts = [...document.querySelectorAll('#toasts > *')].filter(shown);
+if (!dialogOpen) {
+  for (const s of surfaces) {
+    const r = s.getBoundingClientRect();
+    for (const t of [...toasts, ...fixed]) if (meets(t.getBoundingClientRect(), r)) problems.push(`${name(t)} lies over the board ${name(s)}`);
+    const left = Math.max(0, r.left), right = Math.min(innerWidth, r.right), top = Math.max(0, r.top), bottom = Math.min(floor, r.bottom);
+    if (right - left < 4 || bottom - top < 4) continue;
+    for (let i = 1; i < 6; i++) for (let j = 1; j < 6; j++) {
+      const x = left + (right - left) * i / 6, y = top + (bottom - top) * j / 6;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && !hit.closest('.board-host') && !hit.closest('.four-float')) {
+        problems.push(`${name(hit)} covers the board at ${Math.round(x)},${Math.round(y)}`);
+        i = j = 6;
+      }
+    }
+  }
+  for (const field of [...document.querySelectorAll('.chat-input, .chat-send')].filter(shown)) {
+    const r = field.getBoundingClientRect();
+    // (Under the phone's bar is below the fold: check 3 makes sure it can be scrolled above it.)
+    for (const t of [...toasts, ...fixed]) if (meets(t.getBoundingClientRect(), r)) problems.push(`${name(t)} lies over ${name(field)}`);
+    if (r.top >= 0 && r.bottom <= floor) {
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (hit && !hit.closest('.chat-compose')) problems.push(`${name(hit)} covers ${name(field)}`);
+    }
+  }
+}
+
+// 3. On the phone nothing overlaps the bottom bar, and all the page's content can be scrolled above it.
+if (barRect) {
+  for (const e of [...fixed, ...toasts]) if (meets(e.getBoundingClientRect(), barRect)) problems.push(`${name(e)} overlaps the bottom bar`);
+  const main = document.querySelector('main');
+  const lastBottom = Math.max(...[...main.querySelectorAll('*')].filter(e => shown(e) && !e.closest('.game-bar .tools')
+    && getComputedStyle(e).position !== 'fixed').map(e => e.getBoundingClientRect().bottom + scrollY));
+  const atEnd = lastBottom - (document.documentElement.scrollHeight - innerHeight);
+  if (atEnd > barRect.top + 0.5) problems.push(`content ends ${Math.round(atEnd - barRect.top)}px under the bottom bar when scrolled to the end`);
+}
+
+// 4. At 1280x800 no page scrolls unless its content needs it: a game, a replay, never.
+if (innerWidth === 1280 && innerHeight === 800) {
+  const h = document.documentElement.scrollHeight;
+  if (route !== 'lobby' && h > innerHeight) problems.push(`the ${route} page is ${h - innerHeight}px taller than the window`);
+  if (route === 'lobby') {
+    const main = document.querySelector('main');
+    const needed = main.getBoundingClientRect().bottom + scrollY;
+    if (h > Math.max(innerHeight, needed) + 1) problems.push(`the lobby is ${Math.round(h - Math.max(innerHeight, needed))}px taller than its content`);
+  }
+}
+if (document.documentElement.scrollWidth > innerWidth) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} in ${innerWidth}`);
+
+// 5. Every button (and link drawn as one) without words in sight has a name for a screen reader.
+for (const b of document.querySelectorAll('button, a.btn, [role=button]')) {
+  if (!shown(b) || b.innerText.trim()) continue;
+  const label = (b.getAttribute('aria-label') || '').trim();
+  const by = (b.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean).map(id => document.getElementById(id)?.textContent.trim() ?? '').join('');
+  if (!label && !by && !b.textContent.trim()) problems.push(`${name(b)} shows no words and has no accessible name`);
+}
+return problems;
+"""
+
+
+def check_screen(driver, what: str = "this screen") -> list[str]:
+    """The checks every screen must pass (SCREEN_CHECKS_JS); fails the test with what went wrong."""
+    problems = driver.execute_script(SCREEN_CHECKS_JS)
+    assert not problems, f"{what}:\n" + "\n".join(problems)
+    return problems
+
+
+def screenshot(driver, name: str, check: bool = True) -> Path:
+    """Checks the screen (check_screen) once its animations are done, then saves it as
+    artifacts/screenshots/NAME.png: every screen the suite visits is checked and kept."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     # Let running card animations finish so the picture shows where things are.
     wait(driver, lambda d: d.execute_script("return document.getAnimations().filter(a => a.playState === 'running' && isFinite(a.effect.getComputedTiming().endTime)).length === 0"), 5)
     driver.save_screenshot(str(path))
+    if check:
+        check_screen(driver, name)
     return path
 
 

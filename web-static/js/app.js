@@ -1,5 +1,6 @@
 // @ts-check
 /** The page: one connection, a status line, who we are signed in as, and a router over lobby, game and replay. */
+import { loadPageModules } from "./games.js";
 import { Connection, serverURL } from "./net.js";
 import { parseRoute, routeHash, rememberToken, rememberKey, knownKey, knownTokens } from "./routes.js";
 import { Auth, showAuth, takeFragmentToken } from "./auth.js";
@@ -129,7 +130,8 @@ function route() {
 
 window.addEventListener("hashchange", route);
 window.addEventListener("popstate", route);
-route();
+// Games from the operator's own package bring their page modules: known before the first route is drawn.
+loadPageModules().finally(route);
 
 // Exposed for the browser tests and for poking at from the console.
 // (Who we are signed in as, never the token.)

@@ -119,7 +119,7 @@ export function clockLabel(clock) {
  *
  * @typedef {object} ClockOptions
  * @property {(() => number) | null} [now] the server's time; without it (a replay) clocks show what is stored
- * @property {(seat: string) => string} [label] what a screen reader calls a seat's clock
+ * @property {(seat: string) => string} [label] what a screen reader calls a seat's clock ("Your clock", "p2's clock")
  */
 export class ClockView {
   /** @param {ClockOptions} [options] */
@@ -198,8 +198,8 @@ export class ClockView {
     f.node.dataset.left = String(Math.floor(left));
     f.node.classList.toggle("low", left < LOW_MS);
     f.node.classList.toggle("tenths", left < TENTHS_MS);
-    const who = this.options.label?.(seat) ?? seat;
-    f.node.setAttribute("aria-label", `${who}'s clock: ${text}${seat === this.flagged ? ", out of time" : ""}`);
+    const who = this.options.label?.(seat) ?? `${seat}\u2019s clock`;
+    f.node.setAttribute("aria-label", `${who}: ${text}${seat === this.flagged ? ", out of time" : ""}`);
   }
 
   destroy() {

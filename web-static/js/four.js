@@ -8,7 +8,7 @@
  * `{"type":"tap","target":"/columns/C"}`. It never changes the state itself:
  * the server does.
  */
-import { el, svg, icon, toast, confirmDialog } from "./ui.js";
+import { el, svg, icon, toast, confirmDialog, roomBelow } from "./ui.js";
 import { ClockView, clockLabel } from "./clocks.js";
 import { botLevel, botTag, LEVELS } from "./bots.js";
 
@@ -143,7 +143,11 @@ export function turnText(state, you, bots, names = {}) {
  * @property {(() => number) | null} [now] the server's time (turn clocks count down from it); none in a replay
  * @property {() => {[seat: string]: number}} [bots] the seats bots play, with their levels
  * @property {() => {[seat: string]: string}} [names] the seats' signed-in users' names (PROTOCOL section 19)
+ * @property {() => number} [below] what the page puts under the board (the result), for the board's size
  */
+
+/** Whether this screen has keys to press: not a phone or a tablet, whose pointer is a finger. */
+const hasKeys = () => !window.matchMedia("(pointer: coarse)").matches;
 
 /** A disc element of a seat. @param {string} seat @param {string} [cls] */
 function discNode(seat, cls = "") {
@@ -171,14 +175,19 @@ export class FourView {
     /** @type {any} a pointer gesture under way */
     this.gesture = null;
     this.hintTimer = 0;
-    /** @type {(() => void) | null} copies the play link (set by the page, for a player) */
+    /** @type {(() => void) | null} shows and copies the play link (set by the page, for a player) */
     this.invite = null;
+    /** @type {(() => (string | null)) | null} the play link to show while a seat is free (set by the page) */
+    this.inviteURL = null;
+    /** @type {string | null} "c,r" of the disc the last move dropped */
+    this.last = null;
     /** @type {(() => void)[]} */
     this.off = [];
 
     this.turn = el("p.four-turn", { role: "status", "aria-live": "polite" });
     // A clock per seat (PROTOCOL section 17), next to its name, when the state has clocks.
-    this.clocks = new ClockView({ now: options.now ?? null, label: (seat) => seatWord(seat, this.you, this.bots, true, this.names) });
+    this.clocks = new ClockView({ now: options.now ?? null,
+      label: (seat) => (seat === this.you ? "Your clock" : `${seatWord(seat, this.you, this.bots, true, this.names)}\u2019s clock`) });
     /** @type {Map<string, {item: HTMLElement, name: HTMLElement}>} the legend's seats */
     this.seatItems = new Map();
     this.legend = el("ul.four-seats", { "aria-label": "Seats" }, ...SEATS.map((seat) => {
@@ -261,13 +270,27 @@ export class FourView {
   }
 
   /**
-   * Shows `state`; discs a diff added fall into place.
+   * Shows `state`; discs a diff added fall into place, and the disc of the last move is marked.
    * @param {any} state
    * @param {boolean} animate
+   * @param {any} [before] the state before the last move (null: no move to mark)
    */
-  setState(state, animate) {
+  setState(state, animate, before = null) {
     const prev = this.state;
     this.state = state;
+    // The last move: the one disc the change added (a new game, or a resign, adds none).
+    const discs = (/** @type {any} */ st) => Array.from({ length: columnsOf(st) }, (_, c) => discsOf(st, c).length).reduce((a, b) => a + b, 0);
+    if (before && discs(state) < discs(before)) {
+      this.last = null;
+    } else if (before && addedDiscs(before, state).length === 1) {
+      const [d] = addedDiscs(before, state);
+      this.last = `${d.c},${d.r}`;
+    } else if (this.last) {
+      // A change that dropped no disc (a resign, a clock), or none given (a snapshot after a
+      // reconnect): the last move stays marked while its disc is there.
+      const [c, r] = this.last.split(",").map(Number);
+      if (discsOf(state, c).length <= r || discsOf(prev, c)[r] !== discsOf(state, c)[r]) this.last = null;
+    }
     const columns = columnsOf(state), rows = rowsOf(state);
     if (columns !== this.columns || rows !== this.rows) {
       this.build(columns, rows);
@@ -297,6 +320,7 @@ export class FourView {
         }
         cell.dataset.seat = seat;
         disc.classList.toggle("win", line.has(`${c},${r}`));
+        disc.classList.toggle("last", this.last === `${c},${r}`);
         // A bot's discs are the computer's (PROTOCOL section 18).
         if (botLevel(bots, seat)) disc.dataset.bot = String(botLevel(bots, seat));
         else delete disc.dataset.bot;
@@ -307,6 +331,7 @@ export class FourView {
       button.classList.toggle("full", discs.length >= rows);
       button.setAttribute("aria-label", this.columnLabel(c, discs, rows));
     }
+    this.board.dataset.last = this.last ?? "";
     this.board.dataset.line = Array.isArray(state.line) ? state.line.map((/** @type {number[]} */ p) => p.join(",")).join(" ") : "";
     this.root.dataset.status = String(state.status);
     this.root.dataset.turn = state.turn ?? "";
@@ -372,12 +397,16 @@ export class FourView {
           : called);
       }
     }
-    const inviting = s.status === "waiting" && !!you && !!this.invite;
-    this.inviteSlot.hidden = !inviting;
-    if (inviting && !this.inviteSlot.childElementCount) {
-      this.inviteSlot.append(
-        el("span", {}, "Send the play link to a friend: whoever opens it plays the other seat."),
-        el("button.btn.small.primary.four-invite-btn", { type: "button", onclick: () => this.invite?.() }, "Copy play link"));
+    const url = s.status === "waiting" && you ? this.inviteURL?.() ?? null : null;
+    this.inviteSlot.hidden = !url;
+    if (url && this.inviteSlot.dataset.url !== url) {
+      this.inviteSlot.dataset.url = url;
+      const field = /** @type {HTMLInputElement} */ (el("input.link-field.four-invite-link", { type: "text", readonly: true, value: url, "aria-label": "Play link", spellcheck: "false",
+        onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }));
+      this.inviteSlot.replaceChildren(
+        el("span.four-invite-text", {}, "To invite a friend, send them this link: whoever opens it first plays the other seat."),
+        el("span.four-invite-row", {}, field,
+          el("button.btn.small.primary.four-invite-btn", { type: "button", onclick: () => this.invite?.() }, "Copy")));
     }
   }
 
@@ -385,10 +414,20 @@ export class FourView {
     if (!this.options.interactive) return;
     const you = this.you;
     const mine = this.myTurn;
+    const status = this.state?.status;
+    // Once the game is over the result says what there is to say, under the board or beside it.
+    this.tray.hidden = status === "won" || status === "drawn";
     this.trayDisc.dataset.seat = you ?? "";
     this.tray.dataset.active = String(mine);
-    this.trayText.textContent = mine ? "Tap a column, drag this disc over one, or press 1\u20137"
-      : this.state?.status === "playing" ? "Wait for your turn" : this.state?.status === "waiting" ? "The game starts when both seats are taken" : "Game over";
+    // The keys only where there are keys: a phone is told to tap.
+    const keys = hasKeys();
+    this.trayText.textContent = mine ? (keys ? "Click a column, drag this disc over one, or press 1\u20137" : "Tap a column, or drag this disc over one")
+      : status === "playing" ? "Wait for your turn" : status === "waiting" ? "The game starts when both seats are taken" : "";
+  }
+
+  /** The page around the board changed (the result came or went): fit the board again. */
+  relayout() {
+    this.fit();
   }
 
   /** Sizes the board to the room under its top: a phone shows it whole. */
@@ -396,13 +435,19 @@ export class FourView {
     const width = this.host.clientWidth;
     if (!width || !this.columns) return;
     const top = this.frame.getBoundingClientRect().top + window.scrollY;
-    const bar = /** @type {HTMLElement | null} */ (document.querySelector(".game-bar .tools"));
-    const covered = bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0;
     const tray = this.tray.hidden ? 0 : this.tray.offsetHeight + 10;
-    const room = window.innerHeight - top - covered - tray - 16;
+    const below = this.options.below?.() ?? 0;
+    // What is left of the screen under the board's top, less what stands under it: the board never makes the page scroll.
+    const room = window.innerHeight - top - tray - below - roomBelow() - 2;
     const ratio = this.columns / this.rows;
-    const w = Math.max(240, Math.min(width, 720, room * ratio));
+    let w = Math.max(240, Math.min(width, 720, room * ratio));
     this.frame.style.width = `${Math.floor(w)}px`;
+    // The board's frame is a little taller than its cells' ratio says: take off what still sticks out.
+    const over = this.frame.getBoundingClientRect().height - room;
+    if (over > 0 && w > 240) {
+      w = Math.max(240, w - over * ratio - 1);
+      this.frame.style.width = `${Math.floor(w)}px`;
+    }
     this.drawLine();
   }
 
@@ -603,6 +648,7 @@ export class FourPlay {
       const url = shell.playURL();
       if (url) shell.copyLink(url, "play");
     };
+    board.inviteURL = () => shell.playURL();
   }
 
   get state() {
@@ -630,7 +676,7 @@ export class FourPlay {
     this.resignButton = this.newButton = this.hintButton = null;
     if (s.isPlayer) {
       tools.push(this.resignButton = /** @type {HTMLButtonElement} */ (s.tool("Resign", "resign", "", () => this.resign(), "resign")));
-      tools.push(this.newButton = /** @type {HTMLButtonElement} */ (s.tool("New game", "deal", "N", () => s.newDeal(false), "new-game")));
+      tools.push(this.newButton = /** @type {HTMLButtonElement} */ (s.tool("Rematch", "deal", "N", () => s.newDeal(false), "new-game")));
     } else {
       // A player's hint would play for them (forbidden); a spectator may ask.
       tools.push(this.hintButton = /** @type {HTMLButtonElement} */ (s.tool("Hint", "hint", "H", () => s.askHint(), "hint")));
@@ -644,19 +690,25 @@ export class FourPlay {
     if (this.resignButton) this.resignButton.hidden = !playing;
     if (this.newButton) this.newButton.hidden = !this.over;
     if (this.hintButton) this.hintButton.disabled = !playing;
-    const label = { waiting: "Waiting", playing: "Playing", won: "Won", drawn: "Drawn" }[String(st.status)] ?? String(st.status);
+    const you = this.shell.isPlayer ? this.shell.session.you : undefined;
+    // The result as this page's player lives it (lichess: "You won", "You lost"); a spectator's says who.
+    const won = st.status === "won" ? (you ? (st.winner === you ? "You won" : "You lost") : `${seatWord(st.winner, you, this.bots, true, this.names)} won`) : null;
+    const label = won ?? { waiting: "Waiting", playing: "Playing", drawn: "Drawn" }[String(st.status)] ?? String(st.status);
+    const result = st.status === "won" && you ? (st.winner === you ? "won" : "lost") : String(st.status);
     const clock = clockLabel(this.shell.session.clockOption);
     return [this.shell.stat("Moves", st.moves ?? 0, "moves"),
       ...(clock ? [this.shell.stat("Clock", clock, "clock-option")] : []),
-      el(`span.badge.status.${st.status}`, {}, label)];
+      el(`span.badge.status.${st.status}`, { dataset: { result } }, label)];
   }
 
   /** @param {import("./session.js").StateChange} change */
   changed(change) {
     const s = change.state, overlay = this.shell.overlay;
     if (this.over && change.via === "snapshot" && overlay.hidden) {
-      // A late joiner: the event was before our time; show what the state says.
-      this.showEnd({ event: s.status, by: s.winner, reason: endOf(s), moves: s.moves });
+      // A late joiner or a reload: the event was before our time; show what the state says,
+      // with the time the event gave if this browser saw it.
+      const seen = this.shell.knownEnd(s);
+      this.showEnd({ event: s.status, by: s.winner, reason: endOf(s), moves: s.moves, seconds: seen?.seconds });
     } else if (!this.over && overlay.dataset.kind === "four-end" && !overlay.hidden) {
       this.shell.hideWon();
     }
@@ -668,8 +720,12 @@ export class FourPlay {
     if (e.event === "start") {
       const first = this.state?.turn;
       const bot = botLevel(this.bots, you ? otherSeat(you) : null);
+      const starts = first === you ? "you start" : `${seatWord(first, you, this.bots, true, this.names)} starts`;
+      // The page whose join took the last seat is the one that arrived: its opponent was here first.
+      const arrived = this.shell.session.resyncing;
       if (bot) toast(`You play the computer (${LEVELS[bot]?.toLowerCase() ?? `level ${bot}`}): ${first === you ? "you start" : "it starts"}`);
-      else toast(you ? `Your opponent is here: ${first === you ? "you start" : `${seatWord(first, you, this.bots, true, this.names)} starts`}!` : "Both seats are taken: the game is on");
+      else if (you && arrived) toast(`You play ${you} (${LOOKS[you]?.color ?? you}): ${starts}`);
+      else toast(you ? `Your opponent is here: ${starts}!` : "Both seats are taken: the game is on");
     } else if (e.event === "won" || e.event === "drawn") {
       this.showEnd(e);
     } else if (e.event === "reset") {
@@ -696,9 +752,10 @@ export class FourPlay {
       : info.reason === "time" ? `${who(loser)} ran out of time`
       : `Four in a row for ${who(winner, false)}`;
     const actions = [];
-    if (s.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => s.newDeal(false) }, "New game"));
+    // A rematch for both players (the other seat moves first: the protocol's reset), and against the computer.
+    if (s.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => s.newDeal(false) }, "Rematch"));
     actions.push(s.replayButton());
-    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => s.hideWon() }, "Look at the board"));
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => s.hideWon() }, "Hide"));
     const art = el("div.four-end-art", { "aria-hidden": "true" }, ...(winner ? [discNode(winner, ".chip")] : SEATS.map((seat) => discNode(seat, ".chip"))));
     s.showOverlay("four-end", title, [el("p.won-sub.four-why", {}, why), s.figures({ moves: info.moves, seconds: info.seconds })], actions, art);
     s.overlay.dataset.result = drawn ? "drawn" : you ? (winner === you ? "won" : "lost") : "won";
@@ -745,10 +802,16 @@ export class FourPlay {
   }
 }
 
-/** A diff's cause, for the replay's caption. @param {any} cause */
-function describe(cause) {
+/**
+ * A diff's cause, for the replay's caption: the seats named as the board names them
+ * ("p1", "Computer", a signed-in user's name, "You").
+ * @param {any} cause
+ * @param {{bots?: any, names?: {[seat: string]: string}, you?: string}} [who]
+ */
+function describe(cause, who = {}) {
   if (!cause || typeof cause !== "object") return null;
-  const by = cause.bot ? `Computer (${cause.by})` : cause.by ? String(cause.by) : "";
+  const name = (/** @type {any} */ seat) => seatWord(seat, who.you, cause.bot ? { ...(who.bots ?? {}), [seat]: 1 } : who.bots, true, who.names ?? {});
+  const by = cause.by ? name(cause.by) : "";
   switch (cause.type) {
     case "tap":
     case "double-tap": {
@@ -756,11 +819,11 @@ function describe(cause) {
       return c === null ? null : `${by}: a disc in column ${c + 1}`;
     }
     case "resign":
-      return `${by} resigns`;
+      return by === "You" ? "You resign" : `${by} resigns`;
     case "reset":
       return "A new game";
     case "timeout":
-      return `${cause.seat ?? ""} ran out of time`;
+      return `${name(cause.seat)} ran out of time`;
     case "resume":
       return "The clock goes on after a restart";
     case "join":
@@ -773,28 +836,37 @@ function describe(cause) {
 }
 
 /**
- * The lobby's tile: who moves first, then Start.
+ * The lobby's tile: who moves first, the clock (none by default), then Start.
  * @param {import("./games.js").LobbyContext} lobby
  */
 function fourTile(lobby) {
   const choices = lobby.choices;
   choices.fourFirst ??= "p1";
+  choices.fourClock ??= "none";
   const first = /** @type {HTMLSelectElement} */ (el("select#four-first.four-first", { "aria-label": "Who moves first" },
     el("option", { value: "p1", selected: choices.fourFirst === "p1" }, "You start"),
     el("option", { value: "p2", selected: choices.fourFirst === "p2" }, "Friend starts")));
   first.addEventListener("change", () => { choices.fourFirst = first.value; });
+  // A clock, as against the computer (PROTOCOL section 17): minutes, plus seconds a move.
+  const clock = /** @type {HTMLSelectElement} */ (el("select#four-clock.four-clock", { "aria-label": "Clock: minutes, plus seconds a move", title: "Clock: minutes, plus seconds a move" },
+    ...BOT_CLOCKS.map((k) => el("option", { value: k.value, selected: k.value === choices.fourClock }, k.label))));
+  clock.addEventListener("change", () => { choices.fourClock = clock.value; });
   const button = /** @type {HTMLButtonElement} */ (el("button.btn.primary.start-four", { type: "submit", "aria-label": "Start four in a row" }, "Start"));
   return el("form.create-tile.tile-four", {
     dataset: { create: "four" },
     "aria-label": "Four in a row",
     onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
-      lobby.start(button, "four", lobby.withDelay({ first: choices.fourFirst }));
+      /** @type {any} */
+      const options = { first: choices.fourFirst };
+      const c = BOT_CLOCKS.find((k) => k.value === choices.fourClock)?.clock;
+      if (c) options.clock = { ...c };
+      lobby.start(button, "four", lobby.withDelay(options));
     },
   },
     el("span.tile-art", { "aria-hidden": "true" }, icon("four")),
     el("span.tile-text", {}, el("strong", {}, "Four in a row"), el("span", {}, "Two players, one disc a turn")),
-    el("span.tile-controls", {}, first, button));
+    el("span.tile-controls", {}, first, clock, button));
 }
 
 /** The clocks a game against the computer may have: minutes + seconds a move (PROTOCOL section 17). */
@@ -865,9 +937,15 @@ export const fourGame = {
   seats: true,
   seatCount: 2,
   playersReadSpectatorsAfter: true,
+  over: (state) => state?.status === "won" || state?.status === "drawn",
+  shakeOver: "for a rematch",
+  // The other seat is free for a person until someone (or a bot) takes it.
+  invites: (state, bots) => state?.status === "waiting" && !Object.keys(bots ?? {}).length,
+  inviteText: "Whoever opens this link first plays the other seat, and the game starts. Once both seats are taken it no longer lets anyone in.",
   title: () => ({ name: "Four in a row" }),
   board: (host, options) => new FourView(host, {
     interactive: options.interactive, send: options.send, you: options.you, now: options.now ?? null, bots: options.bots, names: options.names,
+    below: options.below,
   }),
   play: (shell, board) => new FourPlay(shell, board),
   replayStart: "An empty board",

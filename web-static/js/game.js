@@ -2,17 +2,21 @@
 /**
  * A game being played or watched: the session (state from the server), the
  * board its kind draws, the toolbar, sharing, presence, the chat, and the
- * won message. Everything that depends on the kind of game comes from its
+ * result. Everything that depends on the kind of game comes from its
  * descriptor in the registry (games.js): this view is the shell around it
  * (the `Shell` a kind's Play is given).
+ *
+ * As on lichess, the result never covers the board: it is a panel beside it
+ * (above the chat) on a wide screen, and under it on a narrow one.
  */
 import { GameSession } from "./session.js";
 import { gameKind } from "./games.js";
 import { ShakeDetector } from "./motion.js";
 import { ChatPanel } from "./chatpanel.js";
 import { formatDelay } from "./chat.js";
-import { el, icon, toast, copyText, formatDuration, plural } from "./ui.js";
+import { el, icon, toast, formatDuration, plural, keepSideFitted } from "./ui.js";
 import { routeHash, routeURL, rememberToken, forgetToken, knownSeat, rememberSeat, rememberKey, knownKey } from "./routes.js";
+import { rememberEnd, knownEnd } from "./ends.js";
 
 export { LOST_DEAL_TEXT } from "./tableplay.js";
 
@@ -42,6 +46,8 @@ export class GameView {
     this.board = null;
     /** @type {Play | null} what the kind does around its board */
     this.play = null;
+    /** what the share buttons were last built from, so a change of state rebuilds them only when it matters */
+    this.shareKey = "";
     if (this.token) rememberToken(this.game, this.token);
 
     this.title = el("h1.game-title", {}, "Loading\u2026");
@@ -51,19 +57,28 @@ export class GameView {
     this.roleBadge = el("span.badge.role.watching", { hidden: this.role === "player" }, "Watching", this.delayNote);
     this.tools = el("div.tools", { role: "toolbar", "aria-label": "Game" });
     this.note = el("p.hint-note", { role: "status", hidden: true });
+    // The solver's word on a position that can still be won, or that it could not decide (PROTOCOL section 12).
+    this.verdict = el("p.verdict-note", { role: "status", hidden: true });
+    // A table without seats open in more than one window: every one of them moves its cards.
+    this.sharedNote = el("p.shared-note", { role: "status", hidden: true });
     this.share = el("div.share");
     this.boardHost = el("div.board-host");
-    this.overlay = el("div.won-overlay", { hidden: true, role: "dialog", "aria-modal": "false", "aria-labelledby": "won-title" });
-    this.body = el("div.game-body", {}, el("div.board-wrap", {}, this.boardHost, this.overlay));
+    // The result (and "playing in another window"): a panel beside or under the board, never over it.
+    this.overlay = el("section.won-overlay", { hidden: true, "aria-live": "polite", "aria-labelledby": "won-title" });
+    this.side = el("div.game-side", {}, this.overlay);
+    this.boardWrap = el("div.board-wrap", {}, this.boardHost);
+    this.body = el("div.game-body", {}, this.boardWrap, this.side);
     this.root = el("section.game", { dataset: { game: this.game } },
       el("header.game-head", {},
         el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, this.roleBadge),
         el("div.head-right", {}, this.presence, this.share)),
       el("div.game-bar", {}, this.stats, this.tools),
-      this.note,
+      el("div.notes", {}, this.note, this.verdict, this.sharedNote),
       this.body);
     host.append(this.root);
-    this.chat = new ChatPanel(this.body, {
+    const head = /** @type {HTMLElement[]} */ ([...this.root.children].filter((e) => e !== this.body));
+    this.stopFitting = keepSideFitted(this.side, this.boardWrap, head);
+    this.chat = new ChatPanel(this.side, {
       send: (text) => this.say(text),
       mute: (who) => this.mute(who),
       isMine: (by) => this.session.chat.mine.has(by),
@@ -94,12 +109,23 @@ export class GameView {
     this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
     document.addEventListener("keydown", this.keyHandler);
     this.shake = new ShakeDetector(() => this.newDeal(true));
+    // A kind whose shake only means something once the game is over asks for motion on the first
+    // move on its board (a gesture, as iOS requires), not with a Shake button in the middle of the game.
+    this.motionAsked = false;
+    this.boardHost.addEventListener("pointerup", () => this.askMotion());
+    this.boardHost.addEventListener("click", () => this.askMotion());
     this.buildShare();
     if (this.kind) this.setKind(this.kind);
   }
 
   get isPlayer() {
     return this.role === "player";
+  }
+
+  /** Whether the game shown is over (won, drawn, finished): a kind that never ends never is. */
+  get over() {
+    const s = this.session.state;
+    return !!s && !!this.gameKind?.over?.(s);
   }
 
   /** @param {any} m */
@@ -130,10 +156,14 @@ export class GameView {
     this.chat.setMember(this.isPlayer ? "players" : "spectators", this.isPlayer);
     if (this.isPlayer) {
       const after = this.gameKind ? this.gameKind.playersReadSpectatorsAfter : true;
-      this.chat.setNote(`Spectators read this too${delay ? `, ${formatDelay(delay)} late` : ""}.${after ? " Theirs shows here after the game." : ""}`);
+      const late = delay ? `, ${formatDelay(delay)} late` : "";
+      this.chat.setNote(after && this.over
+        ? `The game is over: the spectators\u2019 messages show here too. They read yours${late}.`
+        : `Spectators read this too${late}.${after ? " Theirs show here once the game is over." : ""}`);
     } else {
       this.chat.setNote(`Players don\u2019t see this room while they play.${delay ? ` The game reaches you ${formatDelay(delay)} late.` : ""}`);
     }
+    this.chat.root.dataset.over = String(this.over);
   }
 
   /**
@@ -193,12 +223,20 @@ export class GameView {
     this.board = this.gameKind.board(this.boardHost, {
       interactive: this.isPlayer, send, you: () => this.session.you,
       now: () => this.session.shownNow(), bots: () => this.session.bots, names: () => this.session.names,
+      below: () => this.belowBoard(),
     });
     this.play = this.gameKind.play(this, this.board);
-    if (this.session.state) this.board.setState(this.session.state, false);
+    if (this.session.state) this.board.setState(this.session.state, false, null);
     this.buildTools();
     this.updateTitle();
     this.paintChatMember();
+  }
+
+  /** What stands under the board on a narrow screen (the result), for a board sized to the screen. */
+  belowBoard() {
+    if (this.overlay.hidden) return 0;
+    const under = getComputedStyle(this.side).display === "contents";
+    return under ? this.overlay.getBoundingClientRect().height + 14 : 0;
   }
 
   updateTitle() {
@@ -223,7 +261,8 @@ export class GameView {
 
   buildTools() {
     const tools = [...(this.play?.tools?.() ?? [])];
-    if (this.isPlayer && ShakeDetector.needsPermission() && !this.shake.listening) {
+    // Shaking does something mid-game only in some kinds (a new deal, a clear plane): only they ask for motion.
+    if (this.isPlayer && this.gameKind?.shake && ShakeDetector.needsPermission() && !this.shake.listening) {
       tools.push(this.tool("Shake", "shake", "", () => this.enableShake(), "shake-enable"));
     }
     // A game with no spectators has no replay either (PROTOCOL section 19).
@@ -235,15 +274,25 @@ export class GameView {
     if (this.isPlayer && ShakeDetector.available() && !ShakeDetector.needsPermission()) this.shake.enable();
   }
 
+  /** The first gesture on a board whose kind shakes for a rematch: motion is asked for, quietly. */
+  askMotion() {
+    if (this.motionAsked || !this.isPlayer || !this.gameKind?.shakeOver || this.shake.listening || !ShakeDetector.needsPermission()) return;
+    this.motionAsked = true;
+    this.shake.enable().catch(() => {});
+  }
+
   async enableShake() {
     const ok = await this.shake.enable();
-    toast(ok ? "Shake the phone for a new deal" : "Motion access was not allowed", ok ? "info" : "error");
+    const what = this.gameKind?.shake;
+    toast(ok ? `Shake the phone ${what ?? "for a new game"}` : "Motion access was not allowed", ok ? "info" : "error");
     this.buildTools();
   }
 
-  /** The play link, when this page holds the game's token. */
+  /** The play link, when this page holds the game's token and the game still has room for someone to play. */
   playURL() {
-    return this.isPlayer && this.token ? routeURL({ name: "play", game: this.game, token: this.token }) : null;
+    if (!this.isPlayer || !this.token) return null;
+    const offered = this.gameKind?.invites ? this.gameKind.invites(this.session.state, this.session.bots) : true;
+    return offered ? routeURL({ name: "play", game: this.game, token: this.token }) : null;
   }
 
   /**
@@ -261,46 +310,98 @@ export class GameView {
 
   buildShare() {
     const watchURL = this.watchURL();
-    const copy = (/** @type {string} */ label, /** @type {string} */ url, /** @type {string} */ cls, /** @type {string} */ what) =>
+    const play = this.playURL();
+    const key = `${this.session.watch}|${watchURL}|${play ?? ""}`;
+    if (key === this.shareKey) return;
+    this.shareKey = key;
+    /** @param {string} label @param {string} short what a phone shows @param {string} name the icon @param {string} url @param {string} cls @param {"watch" | "play"} what */
+    const button = (label, short, name, url, cls, what) =>
       el(`button.btn.small.share-btn.${cls}`, {
         type: "button",
         dataset: { url },
-        title: `Copy the ${what} link`,
+        "aria-label": label,
+        title: `${label}: show it and copy it`,
         onclick: () => this.copyLink(url, what),
-      }, icon("link"), el("span.label", {}, label));
+      }, icon(name), el("span.label", { "aria-hidden": "true" }, el("span.label-long", {}, label), el("span.label-short", {}, short)));
     // A game for its players only has nobody to share a watch link with.
     const buttons = this.session.watch === "players"
       ? [el("span.badge.players-only", { title: "Nobody may watch this game" }, "Players only")]
-      : [copy("Watch link", watchURL, "share-watch", "watch")];
-    const play = this.playURL();
-    if (play) buttons.push(copy("Play link", play, "share-play", "play"));
+      : [button("Watch link", "Watch", "eye", watchURL, "share-watch", "watch")];
+    if (play) buttons.push(button(this.gameKind?.seats ? "Invite" : "Play link", this.gameKind?.seats ? "Invite" : "Play", "invite", play, "share-play", "play"));
     this.share.replaceChildren(...buttons);
   }
 
-  /** Copies a link, or shows it for a manual copy. @param {string} url @param {string} what "watch", "play" */
-  async copyLink(url, what) {
-    if (await copyText(url)) toast(`${what[0].toUpperCase()}${what.slice(1)} link copied`);
-    else this.showLink(url);
+  /** What a link does, said where it is shown. @param {"watch" | "play"} what */
+  linkText(what) {
+    const noun = this.gameKind?.noun ?? "game";
+    if (what === "play") return this.gameKind?.inviteText ?? `Whoever opens this link plays this ${noun}.`;
+    const delay = this.session.delay;
+    const who = this.session.watch === "link" ? "Only people with this link may watch. " : "";
+    return `${who}Whoever opens it watches this ${noun} live${delay ? `, ${formatDelay(delay)} behind the players` : ""}; they cannot move.`;
   }
 
-  /** The clipboard refused: show the link selected for a manual copy. @param {string} url */
-  showLink(url) {
-    const dialog = /** @type {HTMLDialogElement} */ (el("dialog.confirm.link-dialog", { "aria-label": "Link" }));
-    const input = /** @type {HTMLInputElement} */ (el("input.link-field", { type: "text", readonly: true, value: url, "aria-label": "Link" }));
-    dialog.append(el("form", { method: "dialog" }, el("h2", {}, "Copy this link"), input, el("div.dialog-buttons", {}, el("button.btn.primary", { type: "submit" }, "Done"))));
+  /**
+   * Shows a link with what it does, selected, and copies it at once: the address is always
+   * in sight, so it can be read out or copied by hand where the clipboard is refused.
+   * @param {string} url @param {"watch" | "play"} what
+   */
+  async copyLink(url, what) {
+    document.querySelector("dialog.link-dialog")?.remove();
+    const title = what === "play" ? (this.gameKind?.seats ? "Invite a friend" : "Play link") : "Watch link";
+    const dialog = /** @type {HTMLDialogElement} */ (el("dialog.confirm.link-dialog", { "aria-labelledby": "link-title", dataset: { what } }));
+    const input = /** @type {HTMLInputElement} */ (el("input.link-field", { type: "text", readonly: true, value: url, "aria-label": title, spellcheck: "false" }));
+    const said = el("p.link-copied", { role: "status" }, "");
+    const copy = /** @type {HTMLButtonElement} */ (el("button.btn.link-copy", { type: "button" }, "Copy"));
+    const doCopy = async () => {
+      input.focus();
+      input.select();
+      // The field in the dialog is what is copied: the rest of the page is inert while it is open.
+      let ok = false;
+      try {
+        if (navigator.clipboard && window.isSecureContext) {
+          await navigator.clipboard.writeText(url);
+          ok = true;
+        }
+      } catch {
+        ok = false;
+      }
+      if (!ok) {
+        input.select();
+        try { ok = document.execCommand("copy"); } catch { ok = false; }
+      }
+      said.textContent = ok ? "Copied to the clipboard." : "Select the link and copy it.";
+      copy.textContent = ok ? "Copied" : "Copy";
+      said.dataset.ok = String(ok);
+    };
+    copy.addEventListener("click", doCopy);
+    dialog.append(el("form", { method: "dialog" },
+      el("h2#link-title", {}, title),
+      el("p.link-what", {}, this.linkText(what)),
+      el("div.link-row", {}, input, copy),
+      said,
+      el("div.dialog-buttons", {}, el("button.btn.primary", { type: "submit" }, "Done"))));
     dialog.addEventListener("close", () => dialog.remove());
     document.body.append(dialog);
     dialog.showModal();
-    input.select();
+    await doCopy();
   }
 
   /** @param {import("./session.js").StateChange} change */
   changed(change) {
     if (!this.kind && this.session.kind) this.setKind(this.session.kind);
-    this.board?.setState(change.state, change.prev !== null);
+    // The last move is marked (lichess): from the state before the diff; a snapshot has none.
+    this.board?.setState(change.state, change.prev !== null, change.via === "diff" ? change.prev : null);
     this.updateTitle();
     this.updateStats();
     this.play?.changed?.(change);
+    const over = this.over;
+    const wasOver = change.prev ? !!this.gameKind?.over?.(change.prev) : over;
+    if (change.via === "diff" && over && !wasOver && this.isPlayer && this.gameKind?.playersReadSpectatorsAfter) {
+      // The players read the spectators' room from now on: the server gives its earlier lines on a join.
+      this.session.catchUpChat();
+    }
+    if (over !== wasOver || change.via === "snapshot") this.paintChatMember();
+    this.buildShare();
   }
 
   updateStats() {
@@ -314,11 +415,19 @@ export class GameView {
     // The signed-in players by name (PROTOCOL section 19): whoever holds a seat, here or not.
     const names = Object.entries(this.session.names).sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true }));
     const you = this.isPlayer ? this.session.you : undefined;
-    this.presence.replaceChildren(
-      el("span.presence-players", {}, plural(players, "player")),
-      names.length ? el("span.presence-names", { title: "Players signed in" },
-        ...names.flatMap(([player, name], i) => [i ? ", " : "", el("span.presence-name", { dataset: { player } }, player === you ? `${name} (you)` : name)])) : null,
-      el("span.presence-watching", {}, `${spectators} watching`));
+    const parts = [el("span.presence-players", {}, plural(players, "player"))];
+    if (names.length) {
+      parts.push(el("span.presence-names", { title: "Players signed in" },
+        ...names.flatMap(([player, name], i) => [i ? ", " : "", el("span.presence-name", { dataset: { player } }, player === you ? `${name} (you)` : name)])));
+    }
+    parts.push(el("span.presence-watching", {}, `${spectators} watching`));
+    this.presence.replaceChildren(...parts);
+    // A table without seats (Klondike) open in several windows: each moves the same cards.
+    const shared = !!this.gameKind?.solo && this.isPlayer && players > 1;
+    this.sharedNote.hidden = !shared;
+    this.sharedNote.textContent = shared
+      ? `This table is open in ${players} windows (its play link was opened elsewhere): a move made in any of them counts here.`
+      : "";
     this.play?.presence?.(players);
   }
 
@@ -340,7 +449,18 @@ export class GameView {
 
   /** @param {any} e */
   event(e) {
+    // The end of the game (not a race table's finish while others play on): its time, for a reload.
+    if ((e.event === "won" || e.event === "drawn") && this.over) rememberEnd(this.game, e);
     this.play?.event?.(e);
+  }
+
+  /**
+   * The end of the game as an event said it, for a state that shows it ended (a reload):
+   * its time, which the state does not keep.
+   * @param {any} state
+   */
+  knownEnd(state) {
+    return knownEnd(this.game, this.session.seq, state);
   }
 
   /** Moves, score and time as a row of figures. @param {{moves?: number, score?: number, seconds?: number}} info */
@@ -353,34 +473,52 @@ export class GameView {
     return el("dl.won-stats", {}, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, String(k)), el("dd", { dataset: { stat: String(k).toLowerCase() } }, String(v)))));
   }
 
-  /** The won message's link to the replay (none in a game nobody may watch). */
+  /** The result's link to the replay (none in a game nobody may watch). */
   replayButton() {
     if (this.session.watch === "players") return null;
     return el("a.btn.won-replay", { href: routeHash(this.replayRoute()) }, "Replay");
   }
 
   /**
+   * The result panel (or another message about the game), beside the board or under it.
    * @param {string} kind what the message is about ("won", "finish", "podium"...)
    * @param {string} title
    * @param {(Node | null)[]} body
-   * @param {Node[]} actions
-   * @param {Node} [art] what stands above the title (the four suits unless given)
+   * @param {(Node | null)[]} actions
+   * @param {Node} [art] what stands beside the title (the four suits unless given)
    */
   showOverlay(kind, title, body, actions, art) {
     this.overlay.dataset.kind = kind;
     delete this.overlay.dataset.result;
+    delete this.overlay.dataset.reason;
     this.overlay.replaceChildren(el("div.won-card", {},
-      art ?? el("div.won-suits", { "aria-hidden": "true" }, el("span", {}, "\u2660\uFE0E"), el("span.red", {}, "\u2665\uFE0E"), el("span", {}, "\u2663\uFE0E"), el("span.red", {}, "\u2666\uFE0E")),
-      el("h2#won-title", {}, title),
+      el("div.won-head", {},
+        art ?? el("div.won-suits", { "aria-hidden": "true" }, el("span", {}, "\u2660\uFE0E"), el("span.red", {}, "\u2665\uFE0E"), el("span", {}, "\u2663\uFE0E"), el("span.red", {}, "\u2666\uFE0E")),
+        el("h2#won-title", {}, title)),
       ...body,
       el("div.won-actions", {}, ...actions)));
     const wasHidden = this.overlay.hidden;
     this.overlay.hidden = false;
-    if (wasHidden) /** @type {HTMLElement | null} */ (this.overlay.querySelector(".btn"))?.focus({ preventScroll: true });
+    this.root.dataset.result = kind;
+    if (wasHidden) this.resultMoved();
   }
 
   hideWon() {
+    if (this.overlay.hidden) return;
     this.overlay.hidden = true;
+    delete this.root.dataset.result;
+    this.resultMoved();
+  }
+
+  /** The result came or went: a board sized to the screen makes room, and the result is brought into sight. */
+  resultMoved() {
+    this.board?.relayout?.();
+    if (!this.overlay.hidden) {
+      const r = this.overlay.getBoundingClientRect();
+      const bar = /** @type {HTMLElement | null} */ (document.querySelector(".game-bar .tools"));
+      const bottom = bar && getComputedStyle(bar).position === "fixed" ? bar.getBoundingClientRect().top : innerHeight;
+      if (r.top < 0 || r.bottom > bottom) this.overlay.scrollIntoView({ block: "nearest" });
+    }
   }
 
   /** A game command; errors other than illegal moves are shown. @param {any} message */
@@ -393,6 +531,17 @@ export class GameView {
 
   askHint() {
     this.conn.request({ type: "hint" }).catch((e) => toast(e.message || "No hint", "error"));
+  }
+
+  /**
+   * The solver's word on a position (PROTOCOL section 12), said under the game bar
+   * until the position changes; empty hides it.
+   * @param {string} text @param {"true" | "null" | ""} winnable
+   */
+  setVerdict(text, winnable) {
+    this.verdict.hidden = !text;
+    this.verdict.textContent = text;
+    this.verdict.dataset.winnable = winnable;
   }
 
   /** N, a New button, a shake: whatever a new game is in this kind. @param {boolean} fromShake */
@@ -446,20 +595,26 @@ export class GameView {
     rememberSeat(this.game, undefined);
     this.tools.replaceChildren();
     this.share.replaceChildren();
+    this.shareKey = "";
     this.presence.replaceChildren();
     this.stats.replaceChildren();
     this.note.hidden = true;
     this.note.textContent = "";
+    this.setVerdict("", "");
+    this.sharedNote.hidden = true;
     this.hideWon();
     this.roleBadge.hidden = true;
     this.title.textContent = "Game not available";
     this.chat.root.hidden = true;
+    this.side.hidden = true;
     this.body.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert", dataset: { code: String(error.code), why: watching ? "watch" : unknown ? "unknown" : seats ? "seat" : "" } }, ...body, el("div.notice-actions", {}, ...actions)));
   }
 
   destroy() {
+    this.stopFitting();
     document.removeEventListener("keydown", this.keyHandler);
+    document.querySelector("dialog.link-dialog")?.remove();
     this.shake.disable();
     this.session.close();
     this.play?.destroy?.();

@@ -6,8 +6,8 @@
  * puts them (FLIP, by card identity), and turns pointer gestures into
  * protocol messages. It never changes the state itself: the server does.
  */
-import { cardElement, paintCard, isFaceUp } from "./cards.js";
-import { el, svg, confirmDialog } from "./ui.js";
+import { cardElement, paintCard, isFaceUp, cardName } from "./cards.js";
+import { el, svg, confirmDialog, toast, roomBelow } from "./ui.js";
 import { TablePlay } from "./tableplay.js";
 
 export const CARD_RATIO = 1.27;
@@ -107,6 +107,41 @@ export function layout(state, g, maxHeight) {
 }
 
 /**
+ * The cards the last move moved, for its mark (lichess marks the last move), by the
+ * keys the table draws them with: the face-up cards now in another pile than before, a
+ * card drawn from the stock, and on a rival's masked table (its cards all `??`) the cards
+ * a pile gained. A card turned face up where it lay moved nowhere; a new deal or the waste
+ * turned back over marks nothing.
+ * @param {any} before
+ * @param {any} after
+ * @returns {Set<string>} card names, and `down:PILE:INDEX` for cards face down
+ */
+export function movedCards(before, after) {
+  const moved = new Set();
+  if (!before || !after) return moved;
+  /** @param {any} state @returns {[string, string[]][]} */
+  const piles = (state) => [["/waste", state.waste || []], ["/stock", state.stock || []],
+    ...(state.foundations || []).map((/** @type {any} */ f, /** @type {number} */ i) => [`/foundations/${i}`, f || []]),
+    ...(state.tableau || []).map((/** @type {any} */ t, /** @type {number} */ i) => [`/tableau/${i}`, t || []])];
+  /** @type {Map<string, string>} */
+  const was = new Map();
+  for (const [name, pile] of piles(before)) for (const c of pile) if (isFaceUp(c)) was.set(c, name);
+  const lengths = new Map(piles(before).map(([name, pile]) => [name, pile.length]));
+  for (const [name, pile] of piles(after)) {
+    pile.forEach((c, i) => {
+      if (isFaceUp(c)) {
+        const old = was.get(c);
+        if (old ? old !== name : name === "/waste") moved.add(c);
+      } else if (name !== "/stock" && i >= (lengths.get(name) ?? 0)) {
+        moved.add(`down:${name}:${i}`);
+      }
+    });
+  }
+  // A run moves 13 cards at most, and draw 3 draws 3: more is a new deal.
+  return moved.size > 13 ? new Set() : moved;
+}
+
+/**
  * The table geometry for a container of width `width`.
  * @param {number} width
  * @returns {Geometry}
@@ -165,6 +200,8 @@ export class KlondikeView {
     /** counts states shown, so a reply can tell whether its diff has been drawn */
     this.version = 0;
     this.hintTimer = 0;
+    /** @type {Set<string>} the cards the last move moved (marked) */
+    this.lastMoved = new Set();
     /** @type {(() => void)[]} */
     this.off = [];
     this.resizeObserver = new ResizeObserver(() => this.relayout());
@@ -197,21 +234,26 @@ export class KlondikeView {
   /** Tallest the table may be: what is left of the window under its top edge. */
   maxHeight() {
     const top = this.host.getBoundingClientRect().top + window.scrollY;
-    // On a phone the toolbar is pinned to the bottom of the screen, over the page.
-    const bar = /** @type {HTMLElement | null} */ (document.querySelector(".game-bar .tools"));
-    const covered = bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0;
-    return Math.max(this.geo.ch * 4.5, window.innerHeight - top - 12 - covered);
+    // On a phone the toolbar is pinned to the bottom of the screen, over the page; else the page's padding.
+    return Math.max(this.geo.ch * 4.5, window.innerHeight - top - roomBelow() - 2 - this.geo.gap);
   }
 
   /**
-   * Shows `state`; cards that moved slide from where they are now.
+   * Shows `state`; cards that moved slide from where they are now, and the cards the
+   * last move moved are marked.
    * @param {any} state
    * @param {boolean} animate
+   * @param {any} [before] the state before the last move (null: none to mark; a snapshot keeps the mark of cards still in place)
    */
-  setState(state, animate) {
+  setState(state, animate, before = null) {
+    const prev = this.state;
     this.state = state;
     this.version++;
     this.clearHint();
+    if (before) this.lastMoved = movedCards(before, state);
+    else if (!prev) this.lastMoved = new Set();
+    // No move given (a snapshot): the mark stays while nothing moved.
+    else if (prev !== state && movedCards(prev, state).size) this.lastMoved = new Set();
     this.render(animate);
   }
 
@@ -289,6 +331,7 @@ export class KlondikeView {
       node.dataset.index = String(p.index);
       const length = this.pileLength(p.pile);
       node.classList.toggle("top", p.index === length - 1);
+      node.classList.toggle("last-move", this.lastMoved.has(p.key));
       // Cards squared up under others in a pile would stack their shadows into a dark rim.
       const shown = p.pile === "/waste" ? (state.draw === 3 ? 4 : 2) : 2;
       node.classList.toggle("buried", (p.pile === "/waste" || p.pile.startsWith("/foundations/")) && p.index < length - shown);
@@ -501,12 +544,79 @@ export class KlondikeView {
     const now = performance.now();
     const p = this.point(e);
     const last = this.lastTap;
-    if (last && last.key === d.key && now - last.time < DOUBLE_TAP_MS && Math.hypot(p.x - last.x, p.y - last.y) < 24) {
+    if (last && now - last.time < DOUBLE_TAP_MS && Math.hypot(p.x - last.x, p.y - last.y) < 24) {
+      // The second tap of a double tap (or click): the first one already moved the card.
       this.lastTap = null;
-      this.doubleTap(d.node);
-    } else {
-      this.lastTap = { key: d.key, time: now, x: p.x, y: p.y };
+      return;
     }
+    this.lastTap = { key: d.key, time: now, x: p.x, y: p.y };
+    this.tap(d.node);
+  }
+
+  /**
+   * A tap (or click) on a card moves it where it goes, as solitaire apps do: a top card
+   * home or onto the first pile that takes it (the server's double-tap), a run inside a
+   * pile onto the first pile that takes it; a card with nowhere to go shakes, and says so.
+   * @param {HTMLElement} node
+   */
+  tap(node) {
+    const p = this.placed.get(node);
+    if (!p || p.pile === "/stock") return;
+    if (!isFaceUp(p.card)) {
+      this.refuse([node], "That card is face down: move the cards on it first");
+      return;
+    }
+    const length = this.pileLength(p.pile);
+    if (p.pile.startsWith("/foundations/")) {
+      this.refuse([node], `The ${cardName(p.card)} is home: drag it to take it back`);
+      return;
+    }
+    if (p.index === length - 1) {
+      this.doubleTap(node);
+      return;
+    }
+    if (p.pile === "/waste") {
+      this.refuse([node], "Only the waste's top card can move");
+      return;
+    }
+    const to = this.runTarget(p);
+    const run = this.liftable(node) ?? [node];
+    if (!to) {
+      this.refuse(run, `No place for the ${cardName(p.card)} and the cards on it`);
+      return;
+    }
+    this.options.send({ type: "drag", from: `${p.pile}/${p.index}`, to }).catch(() => this.nudge(run));
+  }
+
+  /** A card that cannot go anywhere: a shake and a word. @param {(Element | undefined | null)[]} nodes @param {string} why */
+  refuse(nodes, why) {
+    this.nudge(nodes);
+    toast(why);
+  }
+
+  /**
+   * Where a run headed by a tableau card goes: the first other pile whose top card is one
+   * rank higher and of the other colour, else (a King) the first empty pile.
+   * @param {Placed} p
+   * @returns {string | null}
+   */
+  runTarget(p) {
+    const ranks = "A23456789TJQK";
+    const red = (/** @type {string} */ c) => c[1] === "H" || c[1] === "D";
+    const rank = ranks.indexOf(p.card[0]);
+    const tableau = /** @type {string[][]} */ (this.state?.tableau || []);
+    let empty = null;
+    for (let t = 0; t < tableau.length; t++) {
+      const pile = `/tableau/${t}`;
+      if (pile === p.pile) continue;
+      const top = tableau[t][tableau[t].length - 1];
+      if (!top) {
+        if (rank === 12 && empty === null) empty = pile;
+        continue;
+      }
+      if (isFaceUp(top) && ranks.indexOf(top[0]) === rank + 1 && red(top) !== red(p.card)) return pile;
+    }
+    return empty;
   }
 
   /** @param {PointerEvent} e */
@@ -547,7 +657,10 @@ export class KlondikeView {
       this.nudge([node]);
       return;
     }
-    this.options.send({ type: "double-tap", target: p.pile }).catch(() => this.nudge([node]));
+    this.options.send({ type: "double-tap", target: p.pile }).catch((e) => {
+      this.nudge([node]);
+      if (e?.code === "illegal-move") toast(`No move for the ${cardName(p.card)}`);
+    });
   }
 
   /** A small shake: "that did not work". @param {(Element | undefined | null)[]} nodes */
@@ -625,8 +738,9 @@ export class KlondikePlay extends TablePlay {
   changed(change) {
     const s = change.state, overlay = this.shell.overlay;
     if (s.status === "won" && change.via === "snapshot" && overlay.hidden) {
-      // A late joiner: the won event was before our time; show what the state says.
-      this.showWon({ moves: s.moves, score: s.score });
+      // A late joiner or a reload: the won event was before our time; show what the state
+      // says, with the time the event gave if this browser saw it.
+      this.showWon({ moves: s.moves, score: s.score, seconds: this.shell.knownEnd(s)?.seconds });
     } else if (s.status !== "won" && !overlay.hidden) {
       this.shell.hideWon();
     }
@@ -645,7 +759,7 @@ export class KlondikePlay extends TablePlay {
     const actions = [];
     if (s.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => s.newDeal(false) }, "New deal"));
     actions.push(s.replayButton());
-    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => s.hideWon() }, "Look at the table"));
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => s.hideWon() }, "Hide"));
     s.showOverlay("won", s.isPlayer ? "You won!" : "Game won!", [s.figures(info)], actions);
   }
 
@@ -667,6 +781,10 @@ export const klondikeGame = {
   icon: "cards",
   seats: false,
   playersReadSpectatorsAfter: true,
+  over: (state) => state?.status === "won",
+  shake: "for a new deal",
+  solo: true,
+  inviteText: "This link plays this very table: open it on another device to carry on there. Whoever opens it moves the same cards as you, and both windows say so.",
   title: (state) => ({ name: state ? `Klondike \u00b7 Draw ${state.draw}` : "Klondike" }),
   board: (host, options) => new KlondikeView(host, { interactive: options.interactive, send: options.send }),
   play: (shell, board) => new KlondikePlay(shell, board),

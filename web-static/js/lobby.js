@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * The lobby: a tile per way to start a game (each kind's, from the registry),
- * and every live game kept current with `list follow`.
+ * The lobby: a tile per way to start a game (each kind's, from the registry), the
+ * options that go with them, and every live game kept current with `list follow`,
+ * apart as lichess keeps them: open seats, games being played, games that ended.
  */
 import { el, icon, timeAgo, plural, toast } from "./ui.js";
 import { knownTokens, routeHash, routeFromText } from "./routes.js";
@@ -46,6 +47,25 @@ const STATUS = {
 };
 
 /**
+ * Which part of the lobby lists a game: "open" (a seat is free for a person), "live"
+ * (being played), "finished" (won, drawn, finished).
+ * @param {any} g a lobby object
+ * @returns {"open" | "live" | "finished"}
+ */
+export function groupOf(g) {
+  if (g.status === "waiting") return "open";
+  if (g.status === "won" || g.status === "drawn" || g.status === "finished") return "finished";
+  return "live";
+}
+
+/** The lobby's groups, in order, with their headings. */
+export const GROUPS = /** @type {const} */ ([
+  ["open", "Open seats", "Games waiting for players: open one to watch, or take its play link"],
+  ["live", "Live games", "Being played now"],
+  ["finished", "Finished", "Over: replay them"],
+]);
+
+/**
  * The seats held in a game with seats: the players connected, plus the seats bots
  * play (they count as held, PROTOCOL section 18, and are no connection).
  * @param {any} g a lobby object
@@ -79,17 +99,20 @@ export class LobbyView {
       start: (button, kind, options) => this.start(button, kind, options),
       withWinnable: (options) => this.withWinnable(options),
       withDelay: (options) => this.withDelay(options),
+      // A one-click tile: the whole tile starts the game, and says so with a Start like the others'.
       button: (label, sub, kind, options, cls) =>
-        el(`button.create-tile.tile-${cls}`, { type: "button", dataset: { create: cls }, onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options()) },
+        el(`button.create-tile.tile-one.tile-${cls}`, { type: "button", dataset: { create: cls }, "aria-label": `Start ${label}, ${sub}`,
+          onclick: (/** @type {Event} */ e) => this.start(/** @type {HTMLButtonElement} */ (e.currentTarget), kind, options()) },
           el("span.tile-art", { "aria-hidden": "true" }, icon(gameKind(kind)?.icon ?? "cards")),
-          el("span.tile-text", {}, el("strong", {}, label), el("span", {}, sub))),
+          el("span.tile-text", {}, el("strong", {}, label), el("span", {}, sub)),
+          el("span.tile-go", { "aria-hidden": "true" }, "Start")),
     };
     const tiles = GAMES.flatMap((g) => g.tiles?.(lobby) ?? []);
     const computerTiles = GAMES.flatMap((g) => g.computerTiles?.(lobby) ?? []);
     const winnable = /** @type {HTMLInputElement} */ (el("input#winnable-deals", { type: "checkbox" }));
     winnable.addEventListener("change", () => { this.choices.winnable = winnable.checked; });
     const winnableChoice = el("label.winnable-choice", { for: "winnable-deals" }, winnable,
-      el("span", {}, el("strong", {}, "Winnable deals"), " ", el("span.choice-help", {}, "Klondike and races: only deals the server\u2019s solver proved can be won")));
+      el("span", {}, el("strong", {}, "Winnable deals"), " ", el("span.choice-help", {}, "(Klondike and races): only deals the server\u2019s solver proved can be won")));
     const delay = /** @type {HTMLSelectElement} */ (el("select#spectator-delay.spectator-delay", {},
       ...DELAYS.map((d) => el("option", { value: String(d), selected: d === this.choices.delay }, d ? formatDelay(d) : "None"))));
     delay.addEventListener("change", () => { this.choices.delay = Number(delay.value); });
@@ -111,12 +134,17 @@ export class LobbyView {
     }, linkInput, el("button.btn", { type: "submit" }, "Open"));
     this.root = el("section.lobby", { "aria-labelledby": "lobby-title" },
       el("h1#lobby-title.visually-hidden", {}, "Lobby"),
-      el("div.create-row", {}, ...tiles),
+      el("section.friend-games", { "aria-labelledby": "friend-title" },
+        el("h2#friend-title.section-title", {}, icon("cards"), "Play alone or with friends"),
+        el("div.create-row", {}, ...tiles)),
       computerTiles.length ? el("section.computer-games", { "aria-labelledby": "computer-title" },
         el("h2#computer-title.section-title", {}, icon("bot"), "Play the computer"),
         el("div.create-row.computer-row", {}, ...computerTiles)) : null,
-      el("div.create-options", {}, winnableChoice, delayChoice, watchChoice),
-      el("div.list-head", {}, el("h2", {}, "Live games"), openForm),
+      // What goes with every game started above, said as such.
+      el("div.create-options", { role: "group", "aria-labelledby": "options-title" },
+        el("h2#options-title.options-title", {}, "Options for the games you start above"),
+        winnableChoice, delayChoice, watchChoice),
+      el("div.list-head", {}, el("h2", {}, "Games"), openForm),
       this.list);
     host.append(this.root);
     this.offMessage = conn.onMessage((m) => { if (m.type === "lobby" && Array.isArray(m.games)) this.show(m.games); });
@@ -172,13 +200,12 @@ export class LobbyView {
     // Signed in: a game whose seats carry our name may be ours to take back without its token
     // (the server decides: it knows who played, the lobby only names).
     const me = this.auth?.name;
-    const live = (/** @type {any} */ g) => (g.status === "playing" || g.status === "waiting" ? 0 : 1);
-    const sorted = [...games].sort((a, b) => live(a) - live(b) || String(b.updated).localeCompare(String(a.updated)));
+    const sorted = [...games].sort((a, b) => String(b.updated).localeCompare(String(a.updated)));
     if (!sorted.length) {
       this.list.replaceChildren(el("p.empty", {}, "No games yet. Start one above, then share its link."));
       return;
     }
-    const rows = sorted.map((g) => {
+    const row = (/** @type {any} */ g) => {
       const token = tokens[g.game];
       const link = (/** @type {string} */ label, /** @type {string} */ href, /** @type {string} */ cls) =>
         el(`a.btn.small.${cls}`, { href, dataset: { focusKey: `${cls}:${g.game}` } }, label);
@@ -188,27 +215,42 @@ export class LobbyView {
       const status = STATUS[g.status] ?? STATUS.playing;
       const names = namesOf(g);
       const mine = !token && !!me && names.includes(me);
-      return el("article.game-row", { dataset: { game: g.game, kind: g.kind, status: g.status } },
+      const finished = groupOf(g) === "finished";
+      const bots = Object.keys(botsOf(g.bots)).length;
+      // A game of one person against the computer: whether that person is here, not "1 of 2 seated".
+      const versusComputer = seated && bots > 0 && Number(g.seats) === bots + 1 && Number(g.seats) === 2;
+      const who = versusComputer ? (Number(g.players) > 0 ? "Player here" : "Player away")
+        : seated ? `${seatedCount(g)} of ${g.seats ?? game?.seatCount ?? "?"} seated` : plural(g.players ?? 0, "player");
+      // The game's own play link: to play on while it is played, to open (and play again) once it is over.
+      const play = token ? routeHash({ name: "play", game: g.game, token }) : mine ? routeHash({ name: "play", game: g.game }) : null;
+      return el("article.game-row", { dataset: { game: g.game, kind: g.kind, status: g.status, group: groupOf(g) } },
         el("span.row-art", { "aria-hidden": "true" }, icon(game?.icon ?? "cards")),
         el("div.row-main", {},
           el("div.row-title", {}, el("strong.row-kind", {}, kind), el("code.game-id", {}, g.game),
             el(`span.badge.${status.cls}`, {}, status.label)),
           el("div.row-meta", {},
-            el("span.players", {}, seated ? `${seatedCount(g)} of ${g.seats ?? game?.seatCount ?? "?"} seated` : plural(g.players ?? 0, "player")),
+            el("span.players", {}, who),
             names.length ? el("span.names", { title: "Players signed in" }, names.join(" \u00b7 ")) : null,
             el("span.spectators", {}, `${g.spectators ?? 0} watching`),
-            el("span.moves", {}, plural(g.seq ?? 0, "move")),
+            // A game with seats counts its start (the server's, once the seats are taken) in its seq: no move.
+            el("span.moves", {}, plural(Math.max(0, (Number(g.seq) || 0) - (seated && g.status !== "waiting" ? 1 : 0)), "move")),
             Object.keys(botsOf(g.bots)).length ? el("span.bots", { title: "Seats the computer plays" }, icon("bot"), botsSummary(g.bots)) : null,
             clockLabel(g.clock) ? el("span.clock-option", { title: "Turn clock: minutes, plus seconds a move" }, icon("clock"), clockLabel(g.clock)) : null,
             delayOf(g) ? el("span.delay", { title: "Spectators see this game this much later than its players" }, `${formatDelay(delayOf(g))} delay`) : null,
             el("span.updated", {}, timeAgo(g.updated)))),
         el("div.row-actions", {},
-          token ? link("Play", routeHash({ name: "play", game: g.game, token }), "play")
-            : mine ? link("Play", routeHash({ name: "play", game: g.game }), "play") : null,
-          link("Watch", routeHash({ name: "watch", game: g.game }), "watch"),
-          link("Replay", routeHash({ name: "replay", game: g.game }), "replay")));
+          play ? link(finished ? "Open" : "Play", play, finished ? "open" : "play") : null,
+          finished ? null : link("Watch", routeHash({ name: "watch", game: g.game }), "watch"),
+          link("Replay", routeHash({ name: "replay", game: g.game }), finished ? "replay.primary" : "replay")));
+    };
+    const sections = GROUPS.map(([group, title, sub]) => {
+      const mine = sorted.filter((g) => groupOf(g) === group);
+      if (!mine.length) return null;
+      return el(`section.game-group.group-${group}`, { "aria-labelledby": `group-${group}`, dataset: { group } },
+        el("h3.group-title", { id: `group-${group}` }, title, " ", el("span.group-count", {}, String(mine.length)), el("span.group-sub", {}, sub)),
+        ...mine.map(row));
     });
-    this.list.replaceChildren(...rows);
+    this.list.replaceChildren(...sections.filter((n) => n !== null));
     if (focusKey) /** @type {HTMLElement | null} */ (this.list.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`))?.focus();
   }
 

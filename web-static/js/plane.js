@@ -67,6 +67,8 @@ export class PlaneView {
     this.gesture = null;
     /** counts states shown, so a reply can tell whether its diff has been drawn */
     this.version = 0;
+    /** @type {string | null} the rectangle the last change added, moved or changed (marked) */
+    this.last = null;
     /** @type {{x: number, y: number, time: number} | null} */
     this.lastTap = null;
     /** @type {(() => void)[]} */
@@ -121,11 +123,27 @@ export class PlaneView {
     return this.options.send(message).catch(() => {});
   }
 
-  /** @param {any} state @param {boolean} animate */
-  setState(state, animate) {
+  /**
+   * @param {any} state @param {boolean} animate
+   * @param {any} [before] the plane before the last change: the rectangle it added, moved or
+   *   changed is marked (none for a change of selection, a clear plane, or a snapshot)
+   */
+  setState(state, animate, before = null) {
+    const prev = this.state;
     this.state = state;
     this.version++;
+    if (before) {
+      const changed = (state.order || []).filter((/** @type {string} */ id) =>
+        JSON.stringify(before.rectangles?.[id] ?? null) !== JSON.stringify(state.rectangles?.[id]));
+      this.last = changed.length === 1 ? changed[0] : null;
+    } else if (!prev) this.last = null;
+    if (this.last && !state.rectangles?.[this.last]) this.last = null;
     this.render(animate);
+  }
+
+  /** The page around the plane changed size. */
+  relayout() {
+    this.render(false);
   }
 
   /** @param {boolean} animate */
@@ -178,6 +196,7 @@ export class PlaneView {
       const players = selectedBy.get(id) || [];
       node.classList.toggle("selected", players.length > 0);
       node.classList.toggle("mine", !!you && players.includes(you));
+      node.classList.toggle("last-move", id === this.last);
       node.dataset.selectedBy = players.join(" ");
       // One ring per selecting player, each in that player's colour.
       node.style.boxShadow = players.length
@@ -355,6 +374,8 @@ export const planeGame = {
   icon: "plane",
   seats: false,
   playersReadSpectatorsAfter: false,
+  shake: "to clear the plane",
+  inviteText: "Whoever opens this link draws on this plane with you: every player's rectangles and selections show to all.",
   title: () => ({ name: "Plane" }),
   board: (host, options) => new PlaneView(host, { interactive: options.interactive, send: options.send, you: options.you, readOnlyTitle: options.replay ? "Replay" : undefined }),
   play: (shell, board) => new PlanePlay(shell, board),

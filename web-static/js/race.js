@@ -165,8 +165,9 @@ export class RaceView {
   /**
    * @param {any} state a race state
    * @param {boolean} animate
+   * @param {any} [before] the race before the last move: its table's move is marked
    */
-  setState(state, animate) {
+  setState(state, animate, before = null) {
     this.state = state;
     const seats = seatsOf(state);
     const own = this.own;
@@ -183,12 +184,17 @@ export class RaceView {
       const json = JSON.stringify(table);
       if (json !== t.shown) {
         t.shown = json;
-        t.view.setState(table, animate);
+        t.view.setState(table, animate, before?.tables?.[seat] ?? null);
       }
       this.paintCaption(seat);
     }
     this.root.dataset.status = String(state.status);
     this.paintBanner();
+  }
+
+  /** The page around the tables changed size: each table fits again. */
+  relayout() {
+    for (const t of this.tables.values()) t.view?.relayout();
   }
 
   /** @param {string[]} seats @param {string | undefined} own */
@@ -436,7 +442,7 @@ export class RacePlay extends TablePlay {
     const actions = [];
     if (shell.isPlayer) actions.push(el("button.btn.primary.won-new", { type: "button", onclick: () => shell.newDeal(false) }, "New race"));
     actions.push(shell.replayButton());
-    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => shell.hideWon() }, "Look at the tables"));
+    actions.push(el("button.btn.ghost.won-close", { type: "button", onclick: () => shell.hideWon() }, "Hide"));
     shell.showOverlay("podium", "Race finished", [mine ? el("p.won-sub", {}, `You finished ${ordinal(mine.place)}`) : null, list], actions);
   }
 
@@ -526,6 +532,10 @@ export const raceGame = {
   icon: "race",
   seats: true,
   playersReadSpectatorsAfter: true,
+  over: (state) => state?.status === "finished",
+  // A seat is free for a person until the race starts (bots hold theirs from the start).
+  invites: (state) => state?.status === "waiting",
+  inviteText: "Whoever opens this link takes a free seat; the race starts when every seat is taken. After that it lets nobody else in.",
   title(state) {
     // A race's details go in a part of the title a phone may leave out.
     if (!state) return { name: "Race" };

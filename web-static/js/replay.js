@@ -4,10 +4,15 @@
  * followed by the chat said after it; the timeline rebuilds any state from them.
  * Step, play/pause, speed, and live diffs keep extending the end. The chat shows
  * the lines said up to the position shown.
+ *
+ * The steps are the game's moves, as a player counts them: what the server does on
+ * its own without a move (the start once the seats are taken, a clock resumed after a
+ * restart, a player's selection dropped as they leave) belongs to the step before it,
+ * so a game of 7 moves has 7 steps after its start, and the start shows the game on.
  */
 import { gameKind } from "./games.js";
 import { Timeline, describeCause } from "./timeline.js";
-import { el, icon } from "./ui.js";
+import { el, icon, keepSideFitted } from "./ui.js";
 import { ChatPanel } from "./chatpanel.js";
 import { chatLine, mergeBacklog } from "./chat.js";
 import { routeHash } from "./routes.js";
@@ -17,6 +22,14 @@ import { botsOf } from "./bots.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const STEP_MS = 800;
+
+/** Causes that are no move of a player: their diff joins the step before it. */
+const NOT_MOVES = new Set(["start", "resume", "leave", "join"]);
+
+/** Whether a diff's cause is a step of its own. @param {any} cause */
+export function isStep(cause) {
+  return !(cause && typeof cause === "object" && NOT_MOVES.has(cause.type));
+}
 
 export class ReplayView {
   /**
@@ -39,7 +52,10 @@ export class ReplayView {
     this.buffered = [];
     /** @type {any | null} */
     this.snapshot = null;
+    /** the step shown: an index into `steps` */
     this.position = 0;
+    /** @type {number[]} the seq each step shows */
+    this.steps = [0];
     this.playing = false;
     this.speed = 1;
     this.timer = 0;
@@ -63,27 +79,30 @@ export class ReplayView {
     this.caption = el("p.replay-caption", { "aria-live": "polite" }, "Loading the game\u2026");
     const b = (/** @type {string} */ label, /** @type {string} */ name, /** @type {string} */ cls, /** @type {() => void} */ fn) =>
       /** @type {HTMLButtonElement} */ (el(`button.btn.icon-btn.${cls}`, { type: "button", "aria-label": label, title: label, onclick: fn }, icon(name)));
-    this.startButton = b("Back to the start", "first", "rp-first", () => this.seek(this.timeline ? this.timeline.baseSeq : 0));
+    this.startButton = b("Back to the start", "first", "rp-first", () => this.seek(0));
     this.backButton = b("Step back", "prev", "rp-back", () => this.step(-1));
     this.playButton = b("Play", "play", "rp-play", () => this.toggle());
     this.forwardButton = b("Step forward", "next", "rp-forward", () => this.step(1));
-    this.endButton = b("To the end", "last", "rp-last", () => this.seek(this.timeline ? this.timeline.lastSeq : 0));
-    this.scrubber = /** @type {HTMLInputElement} */ (el("input.rp-scrub", { type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Position in the game" }));
+    this.endButton = b("To the end", "last", "rp-last", () => this.seek(Infinity));
+    this.scrubber = /** @type {HTMLInputElement} */ (el("input.rp-scrub", { type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Move" }));
     this.scrubber.addEventListener("input", () => this.seek(Number(this.scrubber.value)));
-    this.counter = el("span.rp-counter", {}, "0 / 0");
+    this.counter = el("span.rp-counter", { title: "Move, of the moves so far" }, "0 / 0");
     this.speedSelect = /** @type {HTMLSelectElement} */ (el("select.rp-speed", { "aria-label": "Speed" }, ...SPEEDS.map((s) => el("option", { value: String(s), selected: s === 1 }, `${s}\u00d7`))));
     this.speedSelect.addEventListener("change", () => { this.speed = Number(this.speedSelect.value); if (this.playing) this.schedule(); });
     this.root = el("section.game.replay", { dataset: { game } },
       el("header.game-head", {},
         el("div.head-left", {}, el("a.btn.icon-btn.back", { href: "#/", "aria-label": "Back to the lobby", title: "Lobby" }, icon("back")), this.title, el("span.badge.role.replay-badge", {}, "Replay")),
-        el("div.head-right", {}, el("a.btn.small.watch-live", { href: routeHash({ name: "watch", game, key }) }, "Watch live"))),
+        // A game still being played can be watched live; one that is over cannot be any more.
+        el("div.head-right", {}, this.watchLive = el("a.btn.small.watch-live", { href: routeHash({ name: "watch", game, key }), hidden: true }, "Watch live"))),
       el("div.replay-bar", { role: "toolbar", "aria-label": "Replay controls" },
         el("div.rp-buttons", {}, this.startButton, this.backButton, this.playButton, this.forwardButton, this.endButton),
         this.scrubber, this.counter, this.speedSelect),
       this.caption,
-      el("div.game-body", {}, el("div.board-wrap", {}, this.boardHost)));
+      el("div.game-body", {}, el("div.board-wrap", {}, this.boardHost), this.side = el("div.game-side")));
     host.append(this.root);
-    this.chat = new ChatPanel(/** @type {HTMLElement} */ (this.root.querySelector(".game-body")), { empty: "No messages up to here." });
+    this.stopFitting = keepSideFitted(this.side, /** @type {HTMLElement} */ (this.root.querySelector(".board-wrap")),
+      [...this.root.children].filter((e) => !e.classList.contains("game-body")));
+    this.chat = new ChatPanel(this.side, { empty: "No messages up to here." });
     this.chat.setMember("spectators", false);
     this.chat.setNote("Messages show as the replay reaches them.");
     this.updateControls();
@@ -154,9 +173,10 @@ export class ReplayView {
         return;
       }
       if (m.seq <= this.timeline.lastSeq) return;
+      const atEnd = this.position === this.steps.length - 1;
       if (!this.timeline.push(m)) { this.rewatch(); return; }
-      const atEnd = this.position === this.timeline.lastSeq - 1;
-      if (atEnd && !this.playing) this.seek(this.timeline.lastSeq);
+      const grew = this.addStep(m);
+      if (atEnd && !this.playing) this.seek(grew ? this.position + 1 : this.position, true);
       else this.updateControls();
     }
   }
@@ -193,15 +213,29 @@ export class ReplayView {
       return;
     }
     this.timeline = new Timeline(base, baseSeq);
-    for (const d of diffs) this.timeline.push(d);
+    this.steps = [baseSeq];
+    for (const d of diffs) if (this.timeline.push(d)) this.addStep(d);
     this.buffered = [];
     this.loading = false;
     const send = () => Promise.reject(new Error("replay"));
     // No `now`: a replay's clocks show what each state stored, and do not run.
     this.board = game.board(this.boardHost, { interactive: false, send, you: () => undefined, bots: () => this.bots, names: () => this.names, replay: true });
-    this.position = baseSeq;
-    this.board.setState(this.timeline.stateAt(baseSeq), false);
+    this.position = 0;
+    this.board.setState(this.timeline.stateAt(this.steps[0]), false, null);
     this.updateControls();
+  }
+
+  /**
+   * A diff the timeline took: a step of its own, or part of the step before (returns false).
+   * @param {any} diff
+   */
+  addStep(diff) {
+    if (isStep(diff.cause)) {
+      this.steps.push(diff.seq);
+      return true;
+    }
+    this.steps[this.steps.length - 1] = diff.seq;
+    return false;
   }
 
   /** @param {any} error */
@@ -210,22 +244,32 @@ export class ReplayView {
     this.loading = false;
     this.caption.textContent = "";
     this.chat.root.hidden = true;
-    this.chat.root.parentElement?.classList.add("no-chat");
+    this.side.hidden = true;
+    this.root.querySelector(".game-body")?.classList.add("no-chat");
     this.boardHost.replaceChildren(el("div.notice", { role: "alert" },
       el("h2", {}, error.code === "not-found" ? "No such game" : error.code === "forbidden" ? "You may not replay this game" : "Cannot replay this game"),
       el("p", {}, error.code === "not-found" ? `There is no game ${this.game} on this server.` : String(error.message || error.code)),
       el("div.notice-actions", {}, el("a.btn.primary", { href: "#/" }, "Back to the lobby"))));
   }
 
-  /** @param {number} seq */
-  seek(seq) {
+  /**
+   * Shows a step: its state, with the move that made it marked.
+   * @param {number} step @param {boolean} [redraw] draw it again even if it is the step shown
+   */
+  seek(step, redraw = false) {
     const t = this.timeline;
     if (!t) return;
-    const target = Math.max(t.baseSeq, Math.min(t.lastSeq, seq));
+    const last = this.steps.length - 1;
+    const target = Math.max(0, Math.min(last, Number.isFinite(step) ? step : last));
     const small = Math.abs(target - this.position) === 1;
-    this.position = target;
-    this.board?.setState(t.stateAt(target), small);
-    if (target >= t.lastSeq && this.playing) this.pause();
+    if (target !== this.position || redraw) {
+      this.position = target;
+      const at = (/** @type {number} */ i) => (i >= 0 ? t.stateAt(this.steps[i]) : null);
+      // A jump shows the step before first, so a step that moves nothing (a resign) keeps that move marked.
+      if (!small && target >= 1) this.board?.setState(at(target - 1), false, at(target - 2));
+      this.board?.setState(at(target), small, at(target - 1));
+    }
+    if (target >= last && this.playing) this.pause();
     this.updateControls();
   }
 
@@ -243,7 +287,7 @@ export class ReplayView {
   play() {
     const t = this.timeline;
     if (!t) return;
-    if (this.position >= t.lastSeq) this.seek(t.baseSeq);
+    if (this.position >= this.steps.length - 1) this.seek(0);
     this.playing = true;
     this.schedule();
     this.updateControls();
@@ -268,7 +312,7 @@ export class ReplayView {
     const t = this.timeline;
     const ready = !!t;
     const pos = this.position;
-    const base = t ? t.baseSeq : 0, last = t ? t.lastSeq : 0;
+    const base = 0, last = t ? this.steps.length - 1 : 0;
     this.scrubber.min = String(base);
     this.scrubber.max = String(last);
     this.scrubber.value = String(pos);
@@ -283,15 +327,24 @@ export class ReplayView {
     this.root.dataset.position = String(pos);
     this.paintChat();
     if (!t) return;
-    const cause = pos === base ? null : t.diffAt(pos)?.cause;
-    this.caption.textContent = pos === base
-      ? (base === 0 ? this.gameKind?.replayStart ?? "The start" : `Start of the history (move ${base})`)
-      : this.gameKind?.describe?.(cause) ?? describeCause(cause);
+    // Over at its end: nothing more to watch live.
+    const over = !!this.gameKind?.over?.(t.stateAt(t.lastSeq));
+    this.watchLive.hidden = over;
+    this.root.dataset.over = String(over);
+    const seq = this.steps[pos];
+    // A step is its first diff (a move); diffs folded into it came after and say less.
+    const first = pos === 0 ? null : t.diffAt(this.steps[pos - 1] + 1);
+    const cause = first?.cause ?? null;
+    const who = { bots: this.bots, names: this.names };
+    this.caption.textContent = pos === 0
+      ? (t.baseSeq === 0 ? this.gameKind?.replayStart ?? "The start" : `Start of the history (move ${t.baseSeq})`)
+      : this.gameKind?.describe?.(cause, who) ?? describeCause(cause);
+    this.caption.dataset.seq = String(seq);
   }
 
   /** The lines said up to the position shown (they come in the order of their seq). */
   paintChat() {
-    const pos = this.timeline ? this.position : -1;
+    const pos = this.timeline ? this.steps[this.position] ?? -1 : -1;
     let n = 0;
     while (n < this.chatLines.length && /** @type {number} */ (this.chatLines[n].seq) <= pos) n++;
     this.chat.setLines(n === this.chatLines.length ? this.chatLines : this.chatLines.slice(0, n));
@@ -310,6 +363,7 @@ export class ReplayView {
   }
 
   destroy() {
+    this.stopFitting();
     this.closed = true;
     clearTimeout(this.timer);
     this.offMessage();

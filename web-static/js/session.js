@@ -147,7 +147,31 @@ export class GameSession {
     return this.key ? { type: "watch", game: this.game, key: this.key } : { type: "watch", game: this.game };
   }
 
-  /** Join (player) or watch (spectator) the game, with `since` when a state is held. */
+  /**
+   * The game ended and a player now reads the spectators' room (PROTOCOL section 15): the
+   * server gives its earlier lines with a join, so the page joins again from what it holds,
+   * keeping its own player id (a game without seats gives another one to a plain join).
+   */
+  catchUpChat() {
+    if (this.role !== "player" || this.resyncing || this.closed || this.replaced || this.seq === null) return;
+    const body = this.joinBody();
+    if (body.type !== "join") return;
+    if (this.you) body.seat = this.you;
+    body.since = this.seq;
+    this.resyncing = true;
+    // Nothing is lost if it fails: the lines come with the next join (a reconnect, a reload).
+    const done = (/** @type {any} */ error) => {
+      this.resyncing = false;
+      this.chatSynced();
+      if (error?.code === "disconnected") this.lost = true;
+    };
+    this.conn.request(body).then(() => done(null), done);
+  }
+
+  /**
+   * Join (player) or watch (spectator) the game, with `since` when a state is held.
+   * @param {boolean} [fresh] ask for a snapshot
+   */
   rejoin(fresh = false) {
     if (this.closed || this.replaced) return;
     clearTimeout(this.seatTimer);

@@ -8,6 +8,10 @@ import { toast } from "./ui.js";
 
 /** What the page says when the solver finds the position lost (PROTOCOL section 12). */
 export const LOST_DEAL_TEXT = "This deal can no longer be won";
+/** What it says when the solver proves the position can still be won. */
+export const WINNABLE_TEXT = "This deal can still be won";
+/** What it says when the solver could not decide within its budget. */
+export const UNDECIDED_TEXT = "The solver could not tell in time whether this deal can still be won";
 
 /** @typedef {import("./games.js").Shell} Shell */
 
@@ -24,6 +28,8 @@ export class TablePlay {
     this.words = words;
     /** @type {number | null} the own table's move count when the solver said the deal was lost */
     this.lostAt = null;
+    /** @type {number | null} the own table's move count when the solver said it can be won, or could not tell */
+    this.verdictAt = null;
     /** @type {HTMLButtonElement | null} */
     this.undoButton = null;
     /** @type {HTMLButtonElement | null} */
@@ -52,6 +58,7 @@ export class TablePlay {
     // The solver's verdict was about the position it was asked about.
     const own = this.ownTable;
     if (this.lostAt !== null && (!own || own.moves !== this.lostAt || own.status === "won")) this.showLost(false);
+    if (this.verdictAt !== null && (!own || own.moves !== this.verdictAt || own.status === "won")) this.showVerdict(undefined, null);
   }
 
   undo() {
@@ -59,19 +66,42 @@ export class TablePlay {
   }
 
   /**
-   * A hint: the move is marked on the table. `winnable: false` (PROTOCOL
-   * section 12) means the position is lost whatever is played: that is said
-   * until the table changes; `true`, `null` or no verdict say nothing more.
+   * A hint: the move is marked on the table, and the solver's verdict (PROTOCOL
+   * section 12) is said until the table changes: `false`, the position is lost
+   * whatever is played (a warning); `true`, it can still be won; `null`, the
+   * solver could not tell in time; no verdict (a server without a solver), nothing.
    * @param {any} h
    */
   hint(h) {
     const lost = h.winnable === false;
     this.showLost(lost);
+    this.showVerdict(lost ? undefined : h.winnable, h.from);
     if (!h.from) {
-      if (!lost) toast(this.words.noMove);
+      if (!lost && h.winnable !== true) toast(this.words.noMove);
       return;
     }
     this.board.showHint(h.from, h.to);
+  }
+
+  /**
+   * The solver's word when the deal is not lost.
+   * @param {boolean | null | undefined} winnable undefined clears it
+   * @param {string | null} from the hinted move's source
+   */
+  showVerdict(winnable, from) {
+    const own = this.ownTable;
+    if (winnable === true) {
+      const won = own?.status === "won";
+      const line = from === "/stock" ? " The winning line the solver found draws from the stock next." : "";
+      this.verdictAt = own?.moves ?? 0;
+      this.shell.setVerdict(won ? "" : `${WINNABLE_TEXT}.${line}`, won ? "" : "true");
+    } else if (winnable === null) {
+      this.verdictAt = own?.moves ?? 0;
+      this.shell.setVerdict(`${UNDECIDED_TEXT}.`, "null");
+    } else {
+      this.verdictAt = null;
+      this.shell.setVerdict("", "");
+    }
   }
 
   /** Shows or clears the solver's "lost" verdict. @param {boolean} lost */
@@ -102,5 +132,6 @@ export class TablePlay {
 
   destroy() {
     if (this.lostAt !== null) this.showLost(false);
+    if (this.verdictAt !== null) this.showVerdict(undefined, null);
   }
 }

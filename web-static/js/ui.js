@@ -55,22 +55,42 @@ export function icon(name) {
   return node;
 }
 
+/** At most this many toasts show at once: a newer one takes the place of the oldest. */
+const MAX_TOASTS = 2;
+
 /**
- * A short message at the bottom of the screen.
+ * A short message at the top of the screen, over the app bar, where it covers
+ * neither the board, nor what is written under it, nor the chat. The same text
+ * again while it shows is not a second toast: the one showing stays longer.
  * @param {string} text
  * @param {"info" | "error"} [kind]
  */
 export function toast(text, kind = "info") {
   const host = document.getElementById("toasts");
   if (!host) return;
+  const ms = kind === "error" ? 4000 : 2600;
+  const same = /** @type {HTMLElement[]} */ ([...host.children]).find((n) => n.textContent === text && !n.classList.contains("leaving"));
+  if (same) {
+    same.className = `toast ${kind}`;
+    same.dataset.repeat = String(Number(same.dataset.repeat || "1") + 1);
+    schedule(same, ms);
+    return;
+  }
   const node = el(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status" }, text);
   host.append(node);
+  while (host.childElementCount > MAX_TOASTS) host.firstElementChild?.remove();
+  schedule(node, ms);
+}
+
+/** (Re)starts a toast's time on screen. @param {HTMLElement} node @param {number} ms */
+function schedule(node, ms) {
   const done = () => node.remove();
-  setTimeout(() => {
+  clearTimeout(Number(node.dataset.timer || 0));
+  node.dataset.timer = String(setTimeout(() => {
     node.classList.add("leaving");
     node.addEventListener("animationend", done, { once: true });
     setTimeout(done, 600);
-  }, kind === "error" ? 4000 : 2600);
+  }, ms));
 }
 
 /**
@@ -100,32 +120,48 @@ export function confirmDialog(title, text, confirmLabel) {
 }
 
 /**
- * Copies text to the clipboard: the async Clipboard API where allowed,
- * else a selected textarea and execCommand, else the caller shows the text.
- * @param {string} text
- * @returns {Promise<boolean>}
+ * The room a page keeps under a board sized to the screen: the phone's tool bar pinned
+ * over the bottom of the page, else the page's own bottom padding (so it does not scroll).
  */
-export async function copyText(text) {
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // Permission refused or no focus: try the old way.
+export function roomBelow() {
+  const bar = /** @type {HTMLElement | null} */ (document.querySelector(".game-bar .tools"));
+  const covered = bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0;
+  const main = document.querySelector("main");
+  const pad = main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0;
+  return covered ? covered + 8 : pad;
+}
+
+/**
+ * Sizes a game's side column (the result and the chat, beside the board on a wide screen)
+ * to the screen under its top, so it ends where the screen does and the page does not
+ * scroll; on a narrow screen (where it stacks under the board) it keeps its own height.
+ * @param {HTMLElement} side @param {HTMLElement} level an element whose top is the column's
+ */
+export function fitSide(side, level) {
+  if (side.hidden || getComputedStyle(side).display === "contents") {
+    side.style.height = "";
+    return;
   }
-  const area = /** @type {HTMLTextAreaElement} */ (el("textarea.offscreen", { readonly: true, "aria-hidden": "true" }));
-  area.value = text;
-  document.body.append(area);
-  area.select();
-  let ok = false;
-  try {
-    ok = document.execCommand("copy");
-  } catch {
-    ok = false;
-  }
-  area.remove();
-  return ok;
+  const top = level.getBoundingClientRect().top + window.scrollY;
+  const h = Math.max(320, Math.min(680, window.innerHeight - top - roomBelow() - 2));
+  side.style.height = `${Math.floor(h)}px`;
+}
+
+/**
+ * Keeps a side column fitted as the window and the page above it change.
+ * @param {HTMLElement} side @param {HTMLElement} level @param {Element[]} above what may grow over it
+ * @returns {() => void} stops
+ */
+export function keepSideFitted(side, level, above) {
+  const fit = () => fitSide(side, level);
+  const observer = new ResizeObserver(fit);
+  for (const e of above) observer.observe(e);
+  window.addEventListener("resize", fit);
+  fit();
+  return () => {
+    observer.disconnect();
+    window.removeEventListener("resize", fit);
+  };
 }
 
 /** @param {number} seconds */
