@@ -1,4 +1,5 @@
 import BoardcastCore
+import Foundation
 import Testing
 @testable import TicTacToe
 
@@ -61,6 +62,16 @@ import Testing
         #expect(game.turn == "p2" && game.state(for: .spectator)["first"] == "p2" && picture(game) == ". . .\n. . .\n. . .")
         var playing = try self.game(after: [0])
         #expect(throws: GameError.self) { try playing.apply(.reset, context: MoveContext(player: "p1", time: 3)).get() }
+    }
+
+    @Test func theRulesFitInSixtyLinesThatAreNeitherBlankNorComments() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/TicTacToe/TicTacToe.swift")
+        let counted = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").filter { line in
+            let text = line.trimmingCharacters(in: .whitespaces)
+            return !text.isEmpty && !text.hasPrefix("//")
+        }
+        #expect(counted.count <= 60, "\(counted.count) lines")
     }
 
     @Test func theStateHasSectionTwentysKeysAndNoOthers() throws {
