@@ -9,7 +9,7 @@ import Logging
 public final class BoardcastServer {
     private let options: ServerOptions
     private let logger: Logger
-    private let metrics = ServerMetrics()
+    private let metrics: ServerMetrics
     private let lws: LWSContext
     private let lwsConfig: LWSConfig
     private let hub: Hub
@@ -48,6 +48,7 @@ public final class BoardcastServer {
     public init(options: ServerOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
+        metrics = ServerMetrics(prover: options.games.prover)
         var lwsConfig = LWSConfig(host: options.host, port: options.port, webRoot: options.web)
         lwsConfig.reusePort = options.reusePort
         lwsConfig.rxBufferSize = options.rxBufferSize
@@ -347,7 +348,7 @@ extension BoardcastServer: LWSEvents {
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
             for (pool, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(pool))) }
-            metrics.provenPoolTarget.set(Double(hubConfig.provenPoolTarget))
+            metrics.provenPoolTarget?.set(Double(hubConfig.provenPoolTarget))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.render())
         default:
             // Answered now if the hub can; later (through `respond`) if it must read storage first.
