@@ -40,6 +40,36 @@ import Testing
         }
     }
 
+    @Test func aDatabaseWithThePoolUnderItsFirstNameKeepsItsSeedsAndWrites() throws {
+        try withFreshPostgresDatabase { configuration in
+            // A database as migration 1 left it: the pool in `winnable_seed (draw, seed)`, and the
+            // write function taking `added_draws`.
+            try PostgresAdmin.withSession(configuration) { session in
+                try session.query("""
+                    CREATE TABLE boardcast_migration (version integer PRIMARY KEY, name text NOT NULL,
+                                                      applied timestamptz NOT NULL DEFAULT now())
+                    """)
+                let first = PostgresSchema.migrations[0]
+                for statement in first.statements { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                try session.query("INSERT INTO boardcast_migration (version, name) VALUES (\(first.version), \(first.name))")
+                try session.query("INSERT INTO winnable_seed (draw, seed) VALUES (1, 7), (3, 9), (3, -1)")
+            }
+            let store = try PostgresGameStore(configuration: configuration)
+            defer { try? store.close() }
+            #expect(try store.provenSeeds()
+                == [ProvenSeed(pool: 1, seed: 7), ProvenSeed(pool: 3, seed: UInt64.max), ProvenSeed(pool: 3, seed: 9)])
+            try store.write(StoreBatch(games: [klondikeGame("g")], provenSeedsAdded: [ProvenSeed(pool: 1, seed: 8)],
+                                       provenSeedsTaken: [ProvenSeed(pool: 3, seed: 9)]))
+            #expect(try store.provenSeeds()
+                == [ProvenSeed(pool: 1, seed: 7), ProvenSeed(pool: 1, seed: 8), ProvenSeed(pool: 3, seed: UInt64.max)])
+            #expect(try store.game(id: "g") != nil)
+            let versions = try PostgresAdmin.withSession(configuration) { session in
+                try session.query("SELECT version FROM boardcast_migration ORDER BY version").map { try $0.decode(Int.self) }
+            }
+            #expect(versions == PostgresSchema.migrations.map(\.version))
+        }
+    }
+
     @Test func aServerThatIsNotThereIsUnreachable() throws {
         let nobody = PostgresStoreConfiguration(host: "127.0.0.1", port: 1, user: "postgres", password: "secret", database: "boardcast")
         do {

@@ -109,6 +109,26 @@ import Testing
         }
     }
 
+    @Test func aFileWithThePoolUnderItsFirstNameKeepsItsSeeds() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                // A file as v6 left it: the pool of proven seeds in `winnable_seed (draw, seed)`.
+                let queue = try GRDB.DatabaseQueue(path: databasePath(in: directory))
+                try SQLiteSchema.migrator.migrate(queue, upTo: "v6-chat")
+                try queue.write { db in
+                    try db.execute(sql: "INSERT INTO winnable_seed (draw, seed) VALUES (1, 7), (3, 9), (3, -1)")
+                }
+                try queue.close()
+            }
+            let store = try SQLiteGameStore(directory: directory)
+            #expect(try store.provenSeeds()
+                == [ProvenSeed(pool: 1, seed: 7), ProvenSeed(pool: 3, seed: UInt64.max), ProvenSeed(pool: 3, seed: 9)])
+            try store.write(StoreBatch(provenSeedsAdded: [ProvenSeed(pool: 1, seed: 8)], provenSeedsTaken: [ProvenSeed(pool: 3, seed: 9)]))
+            #expect(try store.provenSeeds()
+                == [ProvenSeed(pool: 1, seed: 7), ProvenSeed(pool: 1, seed: 8), ProvenSeed(pool: 3, seed: UInt64.max)])
+        }
+    }
+
     @Test func usageIsTheFileAndItsWAL() throws {
         try withTemporaryDirectory { directory in
             let store = try SQLiteGameStore(directory: directory)

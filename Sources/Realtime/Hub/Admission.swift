@@ -246,7 +246,7 @@ final class Admission {
     }
 
     /// Makes a connection a member: `joined`, then its state (a snapshot, the diffs after
-    /// `since`, or the deal and every diff for a replay), then the last chat lines it may read,
+    /// `since`, or the state at seq 0 and every diff for a replay), then the last chat lines it may read,
     /// then the ack. Diffs older than the window come from storage first; the connection waits
     /// meanwhile. A delayed spectator is answered at once, not behind the room's outbox: what it
     /// is shown is already durable, and its audience's cursor moves on its own.

@@ -56,7 +56,7 @@ struct RoomMembers {
     private var nextPlayer = 1
     private var nextSpectator = 1
     /// A game's seats (or player ids, in a game without seats) and who holds each now; the seats
-    /// taken at least once since the deal.
+    /// taken at least once since the game was made.
     private var seatHolders: [String: ConnectionID] = [:]
     private var seatsTaken: Set<String> = []
     /// Spectators muted by a player, by name, with the number of times the game had ended

@@ -195,7 +195,7 @@ final class GameRoom {
         return delayLine == nil ? .spectators : .delayed
     }
 
-    /// Won, drawn or finished: the spectators' chat room opens to players, and mutes end.
+    /// Over (its status's phase): the spectators' chat room opens to players, and mutes end.
     var isOver: Bool { game.isOver }
 
     private var keepFrom: Int { delayLine.map { $0.seq + 1 } ?? .max }

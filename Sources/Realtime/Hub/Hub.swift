@@ -84,7 +84,7 @@ public final class Hub {
 
     /// A ping or pong the client sent counts against the connection's rate limit, as a message
     /// does (PROTOCOL section 14); true while within it. Nothing is sent either way: lws answers
-    /// pings itself, and the shell deals with a flood (`ControlFloodGuard`).
+    /// pings itself, and the shell handles a flood (`ControlFloodGuard`).
     func admitControlFrame(_ id: ConnectionID, at now: Instant) -> Bool { sessions.admitFrame(id, now: now) }
     /// Proven seeds ready in a pool of the catalog's prover.
     public func provenPoolCount(_ pool: Int) -> Int { solver.poolCount(pool) }

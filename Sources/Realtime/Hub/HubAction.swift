@@ -12,7 +12,7 @@ enum HubAction: Sendable, Equatable {
     case close(ConnectionID, code: UInt16, reason: String)
     /// Write this batch; its ticket comes back as `committed` or `storageFailed`.
     case store(StoreBatch, ticket: UInt64)
-    /// Writes that failed have been dealt with: accept tickets after this one again.
+    /// Writes that failed have been handled: accept tickets after this one again.
     case resumeStorage(after: UInt64)
     /// Read storage off the service thread; the answer comes back as `HubEvent.read`.
     case read(StorageRead)

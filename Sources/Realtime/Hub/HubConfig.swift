@@ -19,7 +19,7 @@ extension Hub {
         public var pages: [PageModule] = []
         /// Positions a game's search may expand (about a second of one core; see the solver benchmark).
         public var solverBudget: Int
-        /// Proven seeds kept ready per pool, so a deal that must be proven is dealt at once.
+        /// Proven seeds kept ready per pool, so a seed that must be proven is at hand at once.
         public var provenPoolTarget = 16
         /// Positions whose hint is remembered.
         public var hintCacheLimit = 20_000

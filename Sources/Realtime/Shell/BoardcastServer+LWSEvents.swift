@@ -33,7 +33,7 @@ extension BoardcastServer: LWSEvents {
         case "/metrics":
             metrics.games.set(Double(hub.liveGameCount))
             for (pool, gauge) in metrics.provenPool { gauge.set(Double(hub.provenPoolCount(pool))) }
-            metrics.provenPoolTarget.set(Double(hubConfig.provenPoolTarget))
+            metrics.provenPoolTarget?.set(Double(hubConfig.provenPoolTarget))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.render())
         default:
             // Answered now if the hub can; later (through `respond`) if it must read storage first.

@@ -9,7 +9,7 @@ import Logging
 public final class BoardcastServer {
     private let options: ServerOptions
     let logger: Logger
-    let metrics = ServerMetrics()
+    let metrics: ServerMetrics
     let lws: LWSContext
     private let lwsConfig: LWSConfig
     let hub: Hub
@@ -48,6 +48,7 @@ public final class BoardcastServer {
     public init(options: ServerOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
+        metrics = ServerMetrics(prover: options.games.prover)
         var lwsConfig = LWSConfig(host: options.host, port: options.port, webRoot: options.web)
         lwsConfig.reusePort = options.reusePort
         lwsConfig.folders = options.pages.map { ($0.mountPoint, $0.folder) }

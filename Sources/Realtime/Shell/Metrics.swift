@@ -1,3 +1,4 @@
+import Core
 import Prometheus
 
 /// The server's Prometheus metrics. Counters are atomics inside swift-prometheus,
@@ -23,9 +24,10 @@ public final class ServerMetrics: Sendable {
     let received: Counter
     let gapsFilled: Counter
     let resyncs: Counter
-    /// Proven winnable seeds ready to deal, per draw, and how many the server keeps ready.
+    /// Proven seeds ready, per pool of the catalog's prover, and how many the server keeps ready
+    /// (named as the prover says: `ProvenPoolMetric`); none without a prover.
     let provenPool: [Int: Gauge]
-    let provenPoolTarget: Gauge
+    let provenPoolTarget: Gauge?
     private let errorCounters: [String: Counter]
     private let refusalCounters: [LimitKind: Counter]
     private let signIns: Counter
@@ -35,7 +37,7 @@ public final class ServerMetrics: Sendable {
         MetricNameDescriptor(namespace: "boardcast", metricName: metric, unitName: unit, helpText: help)
     }
 
-    public init() {
+    public init(prover: (any SeedProver)? = nil) {
         connections = registry.makeGauge(descriptor: Self.name("connections", "Open WebSocket connections"))
         connectionsOpened = registry.makeCounter(
             descriptor: Self.name("connections_opened", unit: "total", "WebSocket connections accepted"))
@@ -58,12 +60,14 @@ public final class ServerMetrics: Sendable {
         resyncs = registry.makeCounter(
             descriptor: Self.name("cluster_resyncs", unit: "total", "Members that joined their game again to catch up"))
         let registry = self.registry
-        provenPool = Dictionary(uniqueKeysWithValues: [1, 3].map { draw in
-            (draw, registry.makeGauge(descriptor: Self.name("winnable_pool_seeds", "Proven winnable seeds ready to deal, by draw"),
-                                      labels: [("draw", "\(draw)")]))
+        let metric = prover?.metric
+        provenPool = Dictionary(uniqueKeysWithValues: (prover?.pools ?? []).map { pool in
+            (pool, registry.makeGauge(descriptor: Self.name((metric?.name ?? "") + "_seeds", metric?.seedsHelp ?? ""),
+                                      labels: [(metric?.label ?? "pool", "\(pool)")]))
         })
-        provenPoolTarget = registry.makeGauge(
-            descriptor: Self.name("winnable_pool_target", "Proven seeds the server keeps ready per draw (filled in the background)"))
+        provenPoolTarget = metric.map {
+            registry.makeGauge(descriptor: Self.name($0.name + "_target", $0.targetHelp))
+        }
         storageFailures = registry.makeCounter(
             descriptor: Self.name("storage_failures", unit: "total", "Storage writes that failed (their commands were refused)"))
         messagesIn = registry.makeCounter(descriptor: Self.name("messages_in", unit: "total", "Frames received from clients"))

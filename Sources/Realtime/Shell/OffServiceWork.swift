@@ -25,7 +25,7 @@ final class OffServiceWork: Sendable {
     private let solverBudget: Int
     private let prover: (any SeedProver)?
     private let readers = DispatchQueue(label: "boardcast-read", attributes: .concurrent)
-    /// A hard deal takes up to its budget, so solves wait for one of these slots.
+    /// A hard search takes up to its budget, so solves wait for one of these slots.
     private let solvers = DispatchQueue(label: "boardcast-solve", attributes: .concurrent)
     private let solverSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 

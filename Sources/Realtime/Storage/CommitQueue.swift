@@ -10,9 +10,9 @@ import Foundation
 ///
 /// A game the store refuses (its id taken, or, with a fence, another node owns it) is not a
 /// failure: the rest of its batch is durable, and `onCommitted` carries the `WriteOutcome`
-/// that names the refused games, for the owner to deal with.
+/// that names the refused games, for the owner to handle.
 ///
-/// Failure stops the queue until its owner says it has dealt with it: when a write
+/// Failure stops the queue until its owner says it has handled it: when a write
 /// throws (a full disk, a read-only directory), `onFailure` reports the tickets of that
 /// batch, and every batch submitted after it is refused and reported the same way
 /// (later commands may depend on the lost ones), until `resume()`. The server rebuilds
@@ -71,7 +71,7 @@ public final class CommitQueue: Sendable {
         worker.flush()
     }
 
-    /// Accepts batches again after a failure: the caller has dealt with every ticket reported failed.
+    /// Accepts batches again after a failure: the caller has handled every ticket reported failed.
     public func resume() {
         worker.resume()
     }

@@ -91,9 +91,9 @@ public struct StoredChat: Sendable, Equatable {
 public struct StoreBatch: Sendable, Equatable {
     public var games: [StoredGame] = []
     public var commands: [StoredCommand] = []
-    /// Seeds a deal prover proved, for the pool that deals a proven deal at once.
+    /// Seeds the prover proved, for the pool that has a proven seed at hand at once.
     public var provenSeedsAdded: [ProvenSeed] = []
-    /// Pool seeds dealt: never dealt twice.
+    /// Pool seeds used: never used twice.
     public var provenSeedsTaken: [ProvenSeed] = []
     /// Ids of games created by this batch. A new game whose id is already stored is refused
     /// (`.idTaken`): the store, not a read before each create, keeps ids unique.
@@ -171,8 +171,8 @@ public struct StorageUsage: Sendable, Equatable {
     }
 }
 
-/// A seed the catalog's `SeedProver` proved for `pool` (a deal that must be proven, dealt at once from
-/// the pool). Stored in the `winnable_seed` table, whose `draw` column holds the pool.
+/// A seed the catalog's `SeedProver` proved for `pool` (a seed that must be proven, at hand at once
+/// from the pool). Stored in the `proven_seed` table.
 public struct ProvenSeed: Sendable, Hashable {
     public var pool: Int
     public var seed: UInt64
@@ -211,7 +211,7 @@ public protocol GameStore: Sendable {
     /// and writes nothing.
     @discardableResult
     func write(_ batch: StoreBatch) throws -> WriteOutcome
-    /// The pool of proven seeds not dealt yet.
+    /// The pool of proven seeds not used yet.
     func provenSeeds() throws -> [ProvenSeed]
     /// The last `limit` chat lines of a game, in the order they were said.
     func recentChat(game: String, limit: Int) throws -> [StoredChat]

@@ -161,9 +161,9 @@ public final class PostgresGameStore: SharedGameStore {
 
     public func provenSeeds() throws -> [ProvenSeed] {
         try read { session in
-            try session.query("SELECT draw, seed FROM winnable_seed ORDER BY draw, seed").map {
-                let (draw, seed) = try $0.decode((Int, Int64).self)
-                return ProvenSeed(pool: draw, seed: UInt64(bitPattern: seed))
+            try session.query("SELECT pool, seed FROM proven_seed ORDER BY pool, seed").map {
+                let (pool, seed) = try $0.decode((Int, Int64).self)
+                return ProvenSeed(pool: pool, seed: UInt64(bitPattern: seed))
             }
         }
     }

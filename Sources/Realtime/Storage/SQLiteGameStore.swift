@@ -199,7 +199,7 @@ public final class SQLiteGameStore: GameStore {
 
     public func provenSeeds() throws -> [ProvenSeed] {
         try database.read { db in
-            try GRDB.Row.fetchAll(db, sql: "SELECT draw, seed FROM winnable_seed ORDER BY draw, seed").map {
+            try GRDB.Row.fetchAll(db, sql: "SELECT pool, seed FROM proven_seed ORDER BY pool, seed").map {
                 ProvenSeed(pool: $0[0], seed: UInt64(bitPattern: $0[1] as Int64))
             }
         }
@@ -250,11 +250,11 @@ public final class SQLiteGameStore: GameStore {
                 ])
             }
             if !plan.seedsAdded.isEmpty {
-                let add = try db.cachedStatement(sql: "INSERT OR IGNORE INTO winnable_seed (draw, seed) VALUES (?, ?)")
+                let add = try db.cachedStatement(sql: "INSERT OR IGNORE INTO proven_seed (pool, seed) VALUES (?, ?)")
                 for seed in plan.seedsAdded { try add.execute(arguments: [seed.pool, Int64(bitPattern: seed.seed)]) }
             }
             if !plan.seedsTaken.isEmpty {
-                let take = try db.cachedStatement(sql: "DELETE FROM winnable_seed WHERE draw = ? AND seed = ?")
+                let take = try db.cachedStatement(sql: "DELETE FROM proven_seed WHERE pool = ? AND seed = ?")
                 for seed in plan.seedsTaken { try take.execute(arguments: [seed.pool, Int64(bitPattern: seed.seed)]) }
             }
             if !plan.touches.isEmpty {

@@ -41,7 +41,8 @@ enum SQLiteSchema {
                 CREATE INDEX game_updated ON game (updated);
                 """)
         }
-        // The solver's pool of proven winnable seeds, so `winnable: true` deals at once (section 12).
+        // The pool of proven seeds (`ProvenSeeds`), so a seed that must be proven is at hand at once
+        // (section 12). Released under its first game's name; v7 gives it a generic one.
         migrator.registerMigration("v3-winnable-seeds") { db in
             try db.execute(sql: """
                 CREATE TABLE winnable_seed (
@@ -66,6 +67,13 @@ enum SQLiteSchema {
         }
         // Chat (PROTOCOL section 15), kept with its game.
         migrator.registerMigration("v6-chat") { db in try SQLiteGameStore.chatMigration(db) }
+        // The pool of proven seeds under names of no game: `proven_seed (pool, seed)`, its rows kept.
+        migrator.registerMigration("v7-proven-seed") { db in
+            try db.execute(sql: """
+                ALTER TABLE winnable_seed RENAME TO proven_seed;
+                ALTER TABLE proven_seed RENAME COLUMN draw TO pool;
+                """)
+        }
         return migrator
     }
 }
