@@ -92,8 +92,8 @@ final class Play {
         proveThenApply(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
     }
 
-    /// A command whose id is new: applied now, or once the seed it needs is proven (a Klondike
-    /// reset's `winnable`). After the applied-id check, so that a command sent again is acked, not dealt again.
+    /// A command whose id is new: applied now, or once the seed it asks for is proven. After the
+    /// applied-id check, so that a command sent again is acked, not applied with a new seed.
     private func proveThenApply(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
                                 now: Instant, arrival: Instant?, into effects: inout Effects) {
         if let request = room.game.seedRequest(for: parsed) {
