@@ -1,4 +1,4 @@
-"""The limits an operator sets (PROTOCOL section 14, issue 20), against the real server on
+"""The limits an operator sets (PROTOCOL section 14), against the real server on
 127.0.0.1: connections per address, X-Forwarded-For from trusted proxies only, allowed
 origins, control-frame floods, a status line for every HTTP request, games created per
 address; and a normal game at the defaults that never meets any of them."""

@@ -1,4 +1,4 @@
-"""Partitions (issue 29): three nodes on one Redis and one PostgreSQL store, each on a host of
+"""Partitions: three nodes on one Redis and one PostgreSQL store, each on a host of
 its own (network namespaces, netns_hosts.py), clients on a host of their own, and the links
 between them cut, cut one way, or made lossy, then healed. PROTOCOL 3, 4, 8, 11 and 11.1.
 

@@ -135,7 +135,7 @@ def test_a_frozen_owner_thawed_after_its_lease_adds_nothing_and_its_members_catc
         # Never acked into a second history: refused (`unavailable`), or carried to the new owner.
         assert answer.ack.get("code") == "unavailable" or answer.ack.get("seq", 0) >= 4, answer
         # The thawed node's members catch up through the game's new owner and play on, each as
-        # the player `joined` told it it is (issue 29: not a new id from the new owner).
+        # the player `joined` told it it is (not a new id from the new owner).
         after = await player.request({"type": "tap", "target": "/stock", "id": "after"})
         assert after.ok, after.ack
         own = [m for m in after.of("diff") if m["seq"] == after.ack["seq"]]
@@ -158,7 +158,7 @@ def test_a_frozen_owner_thawed_after_its_lease_adds_nothing_and_its_members_catc
 
 
 def test_a_store_that_stops_answering_is_seen_within_two_seconds(start_server, tmp_path):
-    """Issue 29: the store cut off (every PostgreSQL process frozen: no answer, no closed
+    """The store cut off (every PostgreSQL process frozen: no answer, no closed
     socket). `/healthz` says so within 2 s and moves are refused at once, not after a write's
     10 s time-out; once it answers again, play goes on from where it was."""
     from e2e_postgres import Postgres
