@@ -1,4 +1,4 @@
-/// A game two seats play taking turns on a board (four in a row, tic-tac-toe): it writes its
+/// A game two seats play taking turns on a board (four in a row is one): it writes its
 /// board, how a tap's target names a move, and what a move does; `TwoSeatTurns` and this
 /// protocol's defaults do the rest as PROTOCOL section 16 has it: options (`first`), reading
 /// messages (`tap`, `double-tap`, `resign`, `reset`; `drag` and `undo` refused as moves), the

@@ -1,4 +1,4 @@
-/// What every game of two seats taking turns keeps (PROTOCOL sections 16 and 20): seats `p1` and
+/// What every game of two seats taking turns keeps (as PROTOCOL section 16 has it): seats `p1` and
 /// `p2`, who moves first and who moves now, the status, the winner and the winning line, the
 /// moves of this game, and when it started (for the end events' `seconds`). A `TwoSeatGame`
 /// holds one and its board; this part does the rest: the start once both seats are taken, turns,
