@@ -13,8 +13,8 @@
 // A second table replays the same scripts through the game interface, as the realtime
 // layer holds a game (`AnyGame`): an `any Game`, each command read from its JSON message by
 // the game type found in `GameCatalog.standard` (`G.read`), erased to `any Sendable &
-// Equatable`, and applied by opening the existential and casting the command back; every
-// view's diff encoded. Once with the commands read beforehand (the interface's own cost:
+// Equatable`, and applied through the game's `apply(erased:)` (its witness casts the command
+// back, specialised for its type); every view's diff encoded. Once with the commands read beforehand (the interface's own cost:
 // compare with the first table), once reading every message in the loop, as the server
 // does for each gesture it receives.
 import Core
@@ -186,18 +186,13 @@ struct ErasedCommand {
     let base: any Sendable & Equatable
 }
 
-/// A game held as the realtime layer holds it (`AnyGame.apply`).
+/// A game held as the realtime layer holds it (`AnyGame.apply`): the erased command goes to the
+/// game's own `apply(erased:)`, a requirement whose default each game's witness specialises.
 struct HeldGame {
     var base: any Game
 
     mutating func apply(_ command: ErasedCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
-        func open<G: Game>(_ game: inout G) -> Result<GameOutcome, GameError> {
-            guard let typed = command.base as? G.Command else {
-                return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
-            }
-            return game.apply(typed, context: context)
-        }
-        return open(&base)
+        base.apply(erased: command.base, context: context)
     }
 }
 
@@ -208,7 +203,8 @@ struct Message {
 }
 
 /// Reads a message as the server does (`GameCatalog.parse`): the kind's type from the catalog,
-/// the type checked against its `commandTypes`, the command read by the game and erased.
+/// the type checked to be a generic gesture or one of its `commandTypes`, the command read by
+/// the game and erased.
 func readErased(kind: String, _ message: Message) -> ErasedCommand {
     guard let game = GameCatalog.standard.game(named: kind),
           ["tap", "double-tap", "drag", "reset", "undo"].contains(message.type) || game.commandTypes.contains(message.type) else {

@@ -78,6 +78,7 @@ extension Game {
 
 extension Game {
     /// Runs a change on a copy and keeps it only if it succeeds: a refused command changes nothing.
+    @inlinable
     public mutating func attempt(_ change: (inout Self) throws(GameError) -> GameOutcome) -> Result<GameOutcome, GameError> {
         var next = self
         do {

@@ -1,4 +1,4 @@
-/// A game two seats play taking turns on a board (four in a row, tic-tac-toe): it writes its
+/// A game two seats play taking turns on a board (four in a row is one): it writes its
 /// board, how a tap's target names a move, and what a move does; `TwoSeatTurns` and this
 /// protocol's defaults do the rest as PROTOCOL section 16 has it: options (`first`), reading
 /// messages (`tap`, `double-tap`, `resign`, `reset`; `drag` and `undo` refused as moves), the
@@ -15,9 +15,9 @@ public protocol TwoSeatGame: TurnBasedGame where Command == TwoSeatCommand<Move>
 
     /// The move a tap's `target` names, and the target its cause shows; a malformed one is `bad-request`.
     static func move(at target: JSON?) throws(GameError) -> (Move, target: String)
-    /// Plays `seat`'s move, its turn already checked: the ops that show it on the board, and how
-    /// the game ends if it does. A move against the rules throws and changes nothing.
-    mutating func play(_ move: Move, by seat: Int) throws(GameError) -> (ops: [PatchOp], end: TwoSeatTurns.End?)
+    /// Plays `seat`'s move, its turn already checked: appends to `ops` what shows it on the board,
+    /// and says how the game ends if it does. A move against the rules throws and changes nothing.
+    mutating func play(_ move: Move, by seat: Int, into ops: inout [PatchOp]) throws(GameError) -> TwoSeatTurns.End?
 
     /// The board's keys, first in the state; a reset replaces them.
     var board: [(key: String, value: JSON)] { get }
@@ -49,6 +49,7 @@ extension TwoSeatGame {
         self.init(turns: try TwoSeatTurns(stored: options, time: time))
     }
 
+    @inlinable
     public static func read(_ type: String, _ message: JSON) throws(GameError) -> ReadCommand<Command> {
         switch type {
         case "tap", "double-tap":
@@ -78,11 +79,15 @@ extension TwoSeatGame {
 
     public func text(for viewer: Viewer, heading: String) -> [String] { boardLines + [heading, turns.standing] }
 
+    // Inlinable, so a game's own module (and every caller that names the game) specialises the
+    // part for it: a move through the part costs what it would written out in the game.
+    @inlinable
     public mutating func apply(_ command: Command, context: MoveContext) -> Result<GameOutcome, GameError> {
         attempt { (game) throws(GameError) in try game.perform(command, context: context) }
     }
 
-    private mutating func perform(_ command: Command, context: MoveContext) throws(GameError) -> GameOutcome {
+    @inlinable
+    mutating func perform(_ command: Command, context: MoveContext) throws(GameError) -> GameOutcome {
         let time = context.time
         switch command {
         case .start: return try turns.start(time: time)
@@ -93,8 +98,10 @@ extension TwoSeatGame {
         switch command {
         case .move(let move):
             try turns.checkTurn(seat)
-            let (ops, end) = try play(move, by: seat)
-            return turns.moved(seat, ops: ops, end: end, time: time)
+            var ops: [PatchOp] = []
+            ops.reserveCapacity(8)
+            let end = try play(move, by: seat, into: &ops)
+            return turns.moved(seat, ops: &ops, end: end, time: time)
         case .resign: return try turns.resign(seat, time: time)
         case .reset:
             var turns = self.turns

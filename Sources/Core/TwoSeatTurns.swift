@@ -1,4 +1,4 @@
-/// What every game of two seats taking turns keeps (PROTOCOL sections 16 and 20): seats `p1` and
+/// What every game of two seats taking turns keeps (as PROTOCOL section 16 has it): seats `p1` and
 /// `p2`, who moves first and who moves now, the status, the winner and the winning line, the
 /// moves of this game, and when it started (for the end events' `seconds`). A `TwoSeatGame`
 /// holds one and its board; this part does the rest: the start once both seats are taken, turns,
@@ -112,35 +112,39 @@ public struct TwoSeatTurns: Sendable, Equatable {
         guard mover == seat else { throw .illegal("not-your-turn", "it is \(Self.names[mover])'s turn") }
     }
 
-    /// `seat` moved (its turn checked) and the board's `ops` show it: the moves counted, then
-    /// the game ends as `end` says, or the other seat is to move.
-    public mutating func moved(_ seat: Int, ops: [PatchOp], end: End?, time: Double) -> GameOutcome {
+    /// `seat` moved (its turn checked) and `ops` show it on the board: the moves counted, then
+    /// the game ends as `end` says, or the other seat is to move; the part's ops follow the board's.
+    public mutating func moved(_ seat: Int, ops: inout [PatchOp], end: End?, time: Double) -> GameOutcome {
         moves += 1
-        let ops = ops + [.replace(path: "/moves", value: .int(moves))]
+        ops.append(.replace(path: "/moves", value: .int(moves)))
         switch end {
         case .won(let line, let reason)?:
             self.line = line
-            return finish(winner: seat, reason: reason, ops: ops, time: time)
+            return finish(winner: seat, reason: reason, ops: &ops, time: time)
         case .drawn?:
             (phase, mover) = (.drawn, nil)
-            return GameOutcome(Diff(ops + [.replace(path: "/turn", value: .null), .replace(path: "/status", value: "drawn")]),
-                               events: [GameEvent(name: "drawn", fields: endFields(time))])
+            ops.append(.replace(path: "/turn", value: .null))
+            ops.append(.replace(path: "/status", value: "drawn"))
+            return GameOutcome(Diff(ops), events: [GameEvent(name: "drawn", fields: endFields(time))])
         case nil:
             mover = 1 - seat
-            return GameOutcome(Diff(ops + [.replace(path: "/turn", value: .string(Self.names[1 - seat]))]))
+            ops.append(.replace(path: "/turn", value: .string(Self.names[1 - seat])))
+            return GameOutcome(Diff(ops))
         }
     }
 
     /// `seat` resigns the game being played: the other seat wins.
     public mutating func resign(_ seat: Int, time: Double) throws(GameError) -> GameOutcome {
         guard phase == .playing else { throw notPlaying }
-        return finish(winner: 1 - seat, reason: "resign", ops: [], time: time)
+        var ops: [PatchOp] = []
+        return finish(winner: 1 - seat, reason: "resign", ops: &ops, time: time)
     }
 
     /// `seat`'s clock ran out while it was to move: the other seat wins on time.
     public mutating func timeout(_ seat: Int, time: Double) throws(GameError) -> GameOutcome {
         guard phase == .playing, mover == seat else { throw notPlaying }
-        return finish(winner: 1 - seat, reason: "time", ops: [], time: time)
+        var ops: [PatchOp] = []
+        return finish(winner: 1 - seat, reason: "time", ops: &ops, time: time)
     }
 
     /// A new game once this one is won or drawn, the other seat first. The caller clears the
@@ -153,12 +157,14 @@ public struct TwoSeatTurns: Sendable, Equatable {
         (phase, mover, winner, line, moves, startTime) = (.playing, first, nil, .null, 0, time)
     }
 
-    private mutating func finish(winner seat: Int, reason: String, ops: [PatchOp], time: Double) -> GameOutcome {
+    private mutating func finish(winner seat: Int, reason: String, ops: inout [PatchOp], time: Double) -> GameOutcome {
         (phase, winner, mover) = (.won, seat, nil)
-        let diff = Diff(ops + [.replace(path: "/turn", value: .null), .replace(path: "/status", value: "won"),
-                               .replace(path: "/winner", value: .string(Self.names[seat])), .replace(path: "/line", value: line)])
+        ops.append(.replace(path: "/turn", value: .null))
+        ops.append(.replace(path: "/status", value: "won"))
+        ops.append(.replace(path: "/winner", value: .string(Self.names[seat])))
+        ops.append(.replace(path: "/line", value: line))
         let fields: [(key: String, value: JSON)] = [("by", .string(Self.names[seat])), ("reason", .string(reason))]
-        return GameOutcome(diff, events: [GameEvent(name: "won", fields: fields + endFields(time))])
+        return GameOutcome(Diff(ops), events: [GameEvent(name: "won", fields: fields + endFields(time))])
     }
 
     private func endFields(_ time: Double) -> [(key: String, value: JSON)] {

@@ -30,15 +30,15 @@ public struct FourInARow: TwoSeatGame {
         return (column, sent.dropFirst().contains("/") ? sent : "/columns/\(column)")
     }
 
-    public mutating func play(_ column: Int, by seat: Int) throws(GameError) -> (ops: [PatchOp], end: TwoSeatTurns.End?) {
+    public mutating func play(_ column: Int, by seat: Int, into ops: inout [PatchOp]) throws(GameError) -> TwoSeatTurns.End? {
         guard columns[column].count < Self.rowCount else { throw .illegal("column-full", "column \(column) is full") }
         let row = columns[column].count
         columns[column].append(seat)
-        let ops: [PatchOp] = [.add(path: "/columns/\(column)/\(row)", value: .string(TwoSeatTurns.names[seat]))]
+        ops.append(.add(path: "/columns/\(column)/\(row)", value: .string(TwoSeatTurns.names[seat])))
         if let four = fourThrough(column: column, row: row) {
-            return (ops, .won(line: .array(four.map { .array($0.map(JSON.int)) }), reason: "four"))
+            return .won(line: .array(four.map { .array($0.map(JSON.int)) }), reason: "four")
         }
-        return (ops, columns.allSatisfy { $0.count == Self.rowCount } ? .drawn : nil)
+        return columns.allSatisfy { $0.count == Self.rowCount } ? .drawn : nil
     }
 
     public var board: [(key: String, value: JSON)] {
