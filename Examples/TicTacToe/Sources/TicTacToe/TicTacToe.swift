@@ -26,14 +26,14 @@ public struct TicTacToe: TwoSeatGame {
         return (cell, "/cells/\(cell)")
     }
 
-    public mutating func play(_ cell: Int, by seat: Int) throws(GameError) -> (ops: [PatchOp], end: TwoSeatTurns.End?) {
+    public mutating func play(_ cell: Int, by seat: Int, into ops: inout [PatchOp]) throws(GameError) -> TwoSeatTurns.End? {
         guard cells[cell] == nil else { throw .illegal("cell-taken", "cell \(cell) is taken") }
         cells[cell] = seat
-        let ops: [PatchOp] = [.replace(path: "/cells/\(cell)", value: .string(TwoSeatTurns.names[seat]))]
+        ops.append(.replace(path: "/cells/\(cell)", value: .string(TwoSeatTurns.names[seat])))
         if let line = Self.lines.first(where: { $0.allSatisfy { cells[$0] == seat } }) {
-            return (ops, .won(line: .array(line.map(JSON.int)), reason: "three"))
+            return .won(line: .array(line.map(JSON.int)), reason: "three")
         }
-        return (ops, cells.contains(nil) ? nil : .drawn)
+        return cells.contains(nil) ? nil : .drawn
     }
 
     public var board: [(key: String, value: JSON)] {
