@@ -6,8 +6,8 @@ import Foundation
 /// ones or without them, and its page modules, with every flag of the `server` executable.
 ///
 ///     import Boardcast
-///     Boardcast.main(games: GameCatalog.standard.adding(TicTacToe.self),
-///                    pages: [PageModule(kind: "tictactoe", folder: "web/tictactoe")])
+///     Boardcast.main(games: GameCatalog.standard.adding(MyGame.self),
+///                    pages: [PageModule(kind: MyGame.kind, folder: "web/mygame")])
 public enum Boardcast {
     /// Reads the command line (`--help` lists the flags and names `games`), serves until SIGINT
     /// or SIGTERM, and exits.
