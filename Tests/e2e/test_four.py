@@ -109,10 +109,12 @@ async def drop(players: dict, model: Model, column: int, target: str | None = No
     if not cause_as_sent:
         causes += [{"type": t, "target": f"/columns/{column}", "by": seat} for t in (kind, "tap")]
     assert diff["cause"] in causes, diff["cause"]
-    position = next(i for i, m in enumerate(reply) if m is diff)
-    for index, kind_of in enumerate(reply.types()):
-        if kind_of == "event":
-            assert index > position, f"an event before the diff that caused it: {reply}"
+    # A reply may begin with messages of earlier seqs that arrived late (the other seat's move, or
+    # the start that the join caused): each event still comes after the diff of its own seq.
+    diff_positions = {m["seq"]: i for i, m in enumerate(reply) if m.get("type") == "diff"}
+    for index, message in enumerate(reply):
+        if message.get("type") == "event" and message["seq"] in diff_positions:
+            assert index > diff_positions[message["seq"]], f"an event before the diff that caused it: {reply}"
     model.drop(column)
     model.check(client.state, seat)
     return reply
@@ -634,6 +636,7 @@ def test_delayed_spectators_see_the_game_late_and_in_order(server):
         second = await Client.connect(server.ws(), "p2")
         joined = await join(second, game, created["token"])
         assert joined.ok
+        await creator.expect(is_event("start"))
         model.start()
         states[1] = copy.deepcopy(model.state)
         players = {"p1": creator, "p2": second}
