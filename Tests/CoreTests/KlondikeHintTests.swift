@@ -73,6 +73,29 @@ import Testing
         #expect(game.hint() == nil)
     }
 
+    // MARK: The solver's hint
+
+    /// A player reads the table before the stock (the report: the hint pointed at the stock
+    /// while 3♦ to 4♠ was open): on a winnable deal, when the rules' first move is on the table
+    /// and keeps the deal winnable, the hint is that move, with the verdict; else the solver's.
+    @Test func theSolversHintTakesTheOpenMoveThatKeepsTheDealWinnable() throws {
+        var differed = 0
+        for seed: UInt64 in 0..<30 {
+            let game = try Klondike(options: KlondikeOptions(draw: 1, deal: .seed(seed), entropy: 0), time: 0)
+            let solution = KlondikeSolver.solve(game)
+            guard solution.verdict == .winnable, let open = game.hint(), open.from != "/stock" else { continue }
+            let first = try #require(game.hints(for: .spectator, budget: KlondikeSolver.defaultBudget).first?.1)
+            var after = game
+            let stillWins = after.expectAccepted(try drag(open.from, open.to)) != nil
+                && KlondikeSolver.solve(after).verdict == .winnable
+            let expected = stillWins ? open : solution.moves[0]
+            #expect(first.from == expected.from && first.to == expected.to, "seed \(seed)")
+            #expect(first.fields.first { $0.key == "winnable" }?.value == true, "seed \(seed)")
+            if stillWins && solution.moves[0] != open { differed += 1 }
+        }
+        #expect(differed > 0, "some deal whose solver line starts away from the open move")
+    }
+
     // MARK: A deck a greedy player wins
 
     /// Deals the tableau piles so their top cards go home one after another, then the stock

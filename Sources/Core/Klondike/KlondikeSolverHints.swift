@@ -12,9 +12,31 @@ enum KlondikeSolverHints {
             let hint = table.hint()
             return [(table.hintKey, Hint(from: hint?.from, to: hint?.to, fields: [("winnable", winnable)]))]
         }
+        if let open = openMoveThatStillWins(table, solverFirst: solution.moves.first, budget: budget) {
+            return [(table.hintKey, Hint(from: open.hint.from, to: open.hint.to, fields: Self.winnable))]
+                + line(from: open.after, moves: open.moves)
+        }
+        return line(from: table, moves: solution.moves)
+    }
+
+    /// A player looks at the table before the stock: when the solver's line starts elsewhere
+    /// (often with taps on the stock) but the move the rules see first (a card home, a run that
+    /// turns a card up) keeps the deal winnable, the hint is that move, then a line from after it.
+    private static func openMoveThatStillWins(_ table: Klondike, solverFirst: KlondikeHint?, budget: Int)
+        -> (hint: KlondikeHint, after: Klondike, moves: [KlondikeHint])?
+    {
+        guard let hint = table.hint(), hint != solverFirst, let command = hint.command else { return nil }
+        if case .tap = command { return nil }
+        var after = table
+        guard case .success = after.apply(command, context: MoveContext(player: "solver", time: 0)) else { return nil }
+        let solution = KlondikeSolver.solve(after, budget: budget)
+        return solution.verdict == .winnable ? (hint, after, solution.moves) : nil
+    }
+
+    private static func line(from table: Klondike, moves: [KlondikeHint]) -> [(PositionKey, Hint)] {
         var answers: [(PositionKey, Hint)] = []
         var position = table
-        for move in solution.moves {
+        for move in moves {
             answers.append((position.hintKey, Hint(from: move.from, to: move.to, fields: Self.winnable)))
             guard let command = move.command,
                   case .success = position.apply(command, context: MoveContext(player: "solver", time: 0)) else {
