@@ -338,6 +338,23 @@ def test_hint_says_the_deal_can_still_be_won(server, client, browser):
     assert_no_console_errors(d)
 
 
+def test_hint_points_at_a_card_that_can_go_home_before_the_stock(server, client, browser):
+    """11. The hint pointed at the stock while 3♦ to 4♠ was open. Seed 6 (draw 1) opens with an ace
+    on the first pile; the solver's own line starts at the stock, and that was the hint."""
+    me = client()
+    me.ok({"type": "create", "kind": "klondike", "options": {"seed": 6, "draw": 1}})
+    d = browser(**DESKTOP)
+    open_table(d, f"{server.url}/#/play/{me.game}/{me.token}")
+    d.execute_script(RECORD_HINTS_JS)
+    hint = ask_hint(d, 1)
+    assert (hint["from"], hint["to"], hint["winnable"]) == ("/tableau/0/0", "/foundations/0", True), hint
+    wait(d, lambda d: css(d, ".hint-from"), 5, "hint not highlighted")
+    ace = me.state["tableau"][0][0]
+    assert d.find_element(By.CSS_SELECTOR, ".hint-from").get_attribute("data-card") == ace, "the ace is marked"
+    assert not css(d, ".stock.hint-from, .stock-hit.hint-from")
+    assert_no_console_errors(d)
+
+
 # ---- 13: the replay ------------------------------------------------------------------------------
 
 def test_replay_of_a_game_against_the_computer(server, client, browser):
