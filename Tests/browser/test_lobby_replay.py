@@ -131,7 +131,7 @@ def test_replay_steps_through_every_move(server, client, browser):
 
 PAGE_LOGIC_JS = """
 
-  const { applyPatch, PatchError } = await import('/js/patch.js');
+  const { applyPatch, PatchError } = await import('/js/boardcast.js');
   const { classifyDiff } = await import('/js/session.js');
   const { Timeline } = await import('/js/timeline.js');
   const doc = { a: [1, 2, 3], o: { 'x/y': 1, 'm~n': 2 } };

@@ -1,34 +1,25 @@
 // @ts-check
 /**
- * One WebSocket to the server, kept open: reconnects with exponential backoff,
- * gives every sent message a random `id` and settles its promise with the
- * matching `ack` or `error`.
+ * One WebSocket to the server, kept open: reconnects with the client module's jittered
+ * backoff (PROTOCOL section 21: the first try within 1 s, then at most 5 s apart), gives
+ * every sent message a random `id` and settles its promise with the matching `ack` or `error`.
  */
 
 /** @typedef {{[key: string]: any}} Message */
 /** @typedef {"connecting" | "open" | "reconnecting"} ConnectionStatus */
 
-/** A random message id: 12 base-36 characters from the platform's CSPRNG. */
-export function randomId() {
-  const bytes = new Uint8Array(12);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => (b % 36).toString(36)).join("");
-}
+import { randomId, backoffDelay, BoardcastError } from "./boardcast.js";
 
-/** The error a message's promise rejects with when the server answers `error`. */
-export class ServerError extends Error {
+export { randomId, backoffDelay };
+
+/** The error a message's promise rejects with when the server answers `error`: the client
+ * module's, so that a page and any other client of the module catch the same thing. */
+export class ServerError extends BoardcastError {
   /** @param {Message} reply */
   constructor(reply) {
-    super(reply.message || reply.code || "error");
-    this.code = String(reply.code || "error");
+    super(String(reply.code || "error"), reply.message || reply.code || "error", reply);
     this.reply = reply;
   }
-}
-
-/** Backoff before reconnect attempt n (0-based): 0.5 s doubling up to 15 s, with jitter. */
-export function backoffDelay(attempt) {
-  const base = Math.min(15000, 500 * 2 ** attempt);
-  return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
 export class Connection {

@@ -4,7 +4,7 @@
  * only from what the server sends (snapshot, then diffs in order). A gap in
  * seq or a lost connection resyncs with `join`/`watch` + `since`.
  */
-import { applyPatch, PatchError } from "./patch.js";
+import { applyPatch, PatchError } from "./boardcast.js";
 import { ChatLog, chatLine, delayOf } from "./chat.js";
 import { hasSeats } from "./games.js";
 import { ServerClock } from "./clocks.js";

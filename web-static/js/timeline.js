@@ -3,7 +3,7 @@
  * A game's history for the replay: a base state at some seq and the diffs
  * after it; any state is rebuilt from the nearest checkpoint.
  */
-import { applyPatch, clone } from "./patch.js";
+import { applyPatch } from "./boardcast.js";
 
 const CHECKPOINT_EVERY = 25;
 
@@ -17,7 +17,7 @@ export class Timeline {
     /** @type {any[]} diffs baseSeq+1, baseSeq+2, ... */
     this.diffs = [];
     /** @type {Map<number, any>} seq -> state */
-    this.checkpoints = new Map([[baseSeq, clone(base)]]);
+    this.checkpoints = new Map([[baseSeq, structuredClone(base)]]);
   }
 
   get lastSeq() {

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A value behind a lock, for the few things read synchronously from any thread (a session's
+/// current state, its subscribers). `NSLock` rather than `Mutex`: `Mutex` needs iOS 18 / macOS 15.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
