@@ -35,6 +35,17 @@ public final class GameSession: Sendable {
     public var status: SessionStatus { outputs.view.withLock { $0.status } }
     /// Whether the state's `status` says the game has ended (won, drawn, a race finished).
     public var ended: Bool { outputs.view.withLock { $0.ended } }
+    /// The latest `joined` as the server sent it: the game's options (`delay`, `bots`, `clock`),
+    /// its seats and names, and the server's `now`. Nil before the first.
+    public var joined: JSONValue? { outputs.view.withLock { $0.joined } }
+    /// The server's time now, as this device's clock and the offset learnt from the latest
+    /// `joined`'s `now` tell it (section 17: a running clock shows `clocks[running] - (now - since)`).
+    /// Nil before the first `joined`.
+    public func serverNow() -> Date? {
+        outputs.view.withLock { $0.serverOffset }.map { Date().addingTimeInterval($0) }
+    }
+    /// Why the session ended for good; nil while it lives. The streams end at the same moment.
+    public var end: SessionEnd? { outputs.view.withLock { $0.finished } }
     /// The seq and the state together, read at one instant (nil before the first state).
     public var current: (seq: Int, state: JSONValue)? {
         outputs.view.withLock { v in v.seq.flatMap { seq in v.state.map { (seq, $0) } } }

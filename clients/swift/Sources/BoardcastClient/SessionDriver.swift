@@ -154,7 +154,13 @@ actor SessionDriver {
             outputs.messages.publish(m)
         case .text(let line):
             textLines.append(line)
-        case .joined, .created:
+        case .joined(let m):
+            let offset = m["now"]?.stringValue.flatMap(ServerTime.parse).map { $0.timeIntervalSinceNow }
+            outputs.view.withLock { v in
+                v.joined = m
+                if let offset { v.serverOffset = offset }
+            }
+        case .created:
             break
         case .error(let error):
             say(.warn, "server error: \(error)")
@@ -171,6 +177,7 @@ actor SessionDriver {
             outputs.statuses.publish(status)
         case .finished(let reason, let error):
             say(error == nil ? .debug : .info, "session finished: \(reason)\(error.map { " (\($0))" } ?? "")")
+            outputs.view.withLock { $0.finished = SessionEnd(reason: reason, error: error) }
             settleReady(.failure(error ?? .closed("the session closed before it joined (\(reason))")))
             for (_, timer) in timers { timer.cancel() }
             timers.removeAll()
@@ -235,6 +242,12 @@ final class SessionOutputs: Sendable {
         var state: JSONValue?
         var status: SessionStatus = .connecting
         var ended = false
+        /// The latest `joined` as the server sent it (section 3: the game's options, seats, `now`).
+        var joined: JSONValue?
+        /// The server's clock minus this device's, in seconds, from the latest `joined`'s `now`.
+        var serverOffset: TimeInterval?
+        /// Why the session ended for good, once it has.
+        var finished: SessionEnd?
     }
 
     let view = Locked(View())

@@ -258,4 +258,30 @@ struct Inbox {
         await session.leave()
         #expect(session.status == .closed)
     }
+
+    @Test func joinedGivesTheGamesOptionsAndTheServersClockAndTheEndSaysWhy() async throws {
+        let server = FakeTransport()
+        let client = BoardcastClient(url: URL(string: "ws://fake/ws")!, transport: server, settings: fast)
+        var accepted = server.accepted.makeAsyncIterator()
+        async let joined = client.join(game: "g1", token: "t")
+        let c1 = try #require(await accepted.next())
+        var inbox1 = Inbox(c1)
+        c1.open()
+        let join = try await inbox1.next()
+        // The server's clock is an hour ahead of this device's.
+        let now = ISO8601DateFormatter.string(
+            from: Date().addingTimeInterval(3600), timeZone: TimeZone(identifier: "UTC")!,
+            formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        c1.reply(#"{"type":"joined","game":"g1","kind":"four","role":"player","seq":4,"you":"p2","now":"\#(now)","clock":{"initial":300,"increment":5}}"#)
+        c1.reply(#"{"type":"snapshot","game":"g1","kind":"four","seq":4,"state":\#(fourState)}"#)
+        c1.reply(#"{"type":"ack","id":"\#(join["id"]!.stringValue!)","seq":4}"#)
+        let session = try await joined
+        #expect(session.joined?["clock"]?["initial"] == 300)
+        let ahead = try #require(session.serverNow()).timeIntervalSinceNow
+        #expect(abs(ahead - 3600) < 5, "the server's now, as learnt from joined: \(ahead)")
+        #expect(session.end == nil)
+        c1.reply(#"{"type":"left","game":"g1","reason":"replaced"}"#)
+        for await _ in session.statuses {}  // the streams end when the session does
+        #expect(session.end?.reason == "replaced")
+    }
 }
