@@ -72,7 +72,8 @@ function player(url, moves, everyMs) {
   `;
   const child = spawn(process.execPath, [...nodeFlags, "--input-type=module", "-e", code], { stdio: ["pipe", "pipe", "inherit"] });
   const state = { game: null, seq: 0, done: false, child, go: () => child.stdin.write("go\n") };
-  const gameKnown = new Promise((resolve) => {
+  const gameKnown = new Promise((resolve, reject) => {
+    child.once("exit", (code, signal) => { if (!state.game) reject(new Error(`the player exited (${code ?? signal}) before its game`)); });
     eachLine(child.stdout, (line) => {
       if (line.startsWith("game ")) { state.game = line.slice(5); resolve(state); }
       else if (line.startsWith("seq ")) state.seq = Number(line.slice(4));
@@ -128,9 +129,19 @@ async function main() {
       if (swift) {
         for (let i = 0; i < SPECTATORS; i++) watchers.push(swiftWatch(server.url, game));
       } else {
-        const watching = [];
-        for (let i = 0; i < SPECTATORS; i++) watching.push(client.watch(game, { on: { state: (_s, change) => { if (change.via === "diff") applied += 1; } } }));
-        watchers.push(...(await Promise.all(watching)));
+        const watching = [], statuses = [];
+        for (let i = 0; i < SPECTATORS; i++) {
+          watching.push(client.watch(game, { on: {
+            state: (_s, change) => { if (change.via === "diff") applied += 1; },
+            status: (status) => { statuses[i] = status; },
+          } }));
+        }
+        let timer;
+        const stalled = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`spectators not ready after 60 s: ${JSON.stringify(statuses)}`)), 60000);
+        });
+        watchers.push(...(await Promise.race([Promise.all(watching), stalled])));
+        clearTimeout(timer);
       }
       if (swift) await until(() => watchers.every((w) => w.seq !== null), 60000, "the Swift watchers' first states");
       const cpuBefore = swift ? watchers.map((w) => cpuSecondsOf(w.child.pid)) : process.cpuUsage();

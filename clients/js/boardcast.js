@@ -309,6 +309,11 @@ const platformClock = {
  * @property {() => string} [label] what the log lines start with
  */
 
+/** Frames a second this client sends on a connection at most, and its burst: under the server's
+ * 100 a second and bucket of 100 (PROTOCOL section 14), with room for pongs. */
+export const SEND_RATE = 80;
+export const SEND_BURST = 40;
+
 /** A retryable failure of a connection's set-up: the link drops the socket and tries again. */
 class RetryLater extends BoardcastError {}
 
@@ -338,6 +343,12 @@ class Link {
     /** @type {number | null} */
     this.lostAt = null;
     this.connections = 0;
+    /** @type {{ws: any, text: string}[]} frames waiting for the send pace (see `write`) */
+    this.outbox = [];
+    this.sendTokens = SEND_BURST;
+    this.tokensAt = options.clock.now();
+    /** @type {any} */
+    this.paceTimer = null;
   }
 
   start() {
@@ -474,16 +485,43 @@ class Link {
     }
   }
 
-  /** @param {Message} message */
+  /**
+   * Sends a message, paced: the server reads at most 100 frames a second from a connection and
+   * answers a frame over that with an error that has no `id` (section 8's `rate-limited`), so a
+   * command sent over it would never be answered. A bucket of SEND_BURST frames refilled at
+   * SEND_RATE a second keeps this connection under the server's, pongs included; a frame over it
+   * waits its turn, in order.
+   * @param {Message} message
+   */
   write(message) {
     const ws = this.ws;
     if (!ws || ws.readyState !== 1) return false;
-    try {
-      ws.send(JSON.stringify(message));
-      return true;
-    } catch (e) {
-      this.log("warn", `send failed: ${/** @type {Error} */ (e).message}`);
-      return false;
+    this.outbox.push({ ws, text: JSON.stringify(message) });
+    this.drain();
+    return true;
+  }
+
+  /** Sends what the bucket allows now, and comes back when the next frame may go. */
+  drain() {
+    const now = this.options.clock.now();
+    this.sendTokens = Math.min(SEND_BURST, this.sendTokens + ((now - this.tokensAt) * SEND_RATE) / 1000);
+    this.tokensAt = now;
+    while (this.outbox.length && this.sendTokens >= 1) {
+      const { ws, text } = /** @type {{ws: any, text: string}} */ (this.outbox.shift());
+      if (ws !== this.ws || ws.readyState !== 1) continue; // its connection is gone: flush() sends it again
+      this.sendTokens -= 1;
+      try {
+        ws.send(text);
+      } catch (e) {
+        this.log("warn", `send failed: ${/** @type {Error} */ (e).message}`);
+      }
+    }
+    if (this.outbox.length && this.paceTimer === null) {
+      const wait = Math.ceil(((1 - this.sendTokens) * 1000) / SEND_RATE);
+      this.paceTimer = this.options.clock.setTimeout(() => {
+        this.paceTimer = null;
+        this.drain();
+      }, wait);
     }
   }
 
@@ -595,7 +633,9 @@ class Link {
     this.status = "closed";
     this.options.clock.clearTimeout(this.timer);
     this.options.clock.clearTimeout(this.connectTimer);
-    this.timer = this.connectTimer = null;
+    this.options.clock.clearTimeout(this.paceTimer);
+    this.timer = this.connectTimer = this.paceTimer = null;
+    this.outbox = [];
     const ws = this.ws;
     this.ws = null;
     if (ws) {

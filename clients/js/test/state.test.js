@@ -2,7 +2,7 @@
 // 4, 19, 21): the test plays the server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BoardcastClient, BoardcastError, applyPatch, backoffDelay, PatchError } from "../boardcast.js";
+import { BoardcastClient, BoardcastError, applyPatch, backoffDelay, PatchError, SEND_BURST, SEND_RATE } from "../boardcast.js";
 import { fakeSockets, FakeClock, settle } from "../test-support/fake.js";
 
 const NOW = "2026-11-28T00:00:00.000Z";
@@ -579,4 +579,25 @@ test("applyPatch: RFC 6902 operations, on a copy; a failing patch changes nothin
   assert.throws(() => applyPatch(doc, [{ op: "add", path: "/a/7", value: 0 }]), PatchError);
   assert.deepEqual(doc, { a: [1, 2, 3], b: { c: "x" }, "k/~": 1 });
   assert.deepEqual(applyPatch({ x: 1 }, [{ op: "replace", path: "", value: [1] }]), [1]);
+});
+
+test("sends are paced under the server's frame limit: a burst, then SEND_RATE a second, in order", async () => {
+  const { fake, clock, client } = setup();
+  const pending = client.join("g1", "t");
+  const ws = await openJoined(fake);
+  const handle = await pending;
+  // 100 commands at once: the server would read 100 frames a second at most, and answer one over
+  // that with an error that has no id, which no command could ever be settled by.
+  const taps = Array.from({ length: 100 }, (_, i) => handle.tap("/stock", { basedOn: null, id: `t${i}` }).catch((e) => e));
+  await settle();
+  assert.equal(ws.sent.length, SEND_BURST, "a burst of SEND_BURST frames (the join's among them) goes at once");
+  await clock.advance(500);
+  const afterHalf = ws.sent.length;
+  assert.ok(afterHalf >= SEND_BURST + SEND_RATE / 2 - 1 && afterHalf <= SEND_BURST + SEND_RATE / 2 + 1, `${afterHalf} after 0.5 s`);
+  await clock.advance(1000);
+  const ids = ws.sentOf("tap").map((m) => m.id);
+  assert.deepEqual(ids, Array.from({ length: 100 }, (_, i) => `t${i}`), "every command once, in the order made");
+  for (const [i, id] of ids.entries()) ws.receive({ type: "ack", id, seq: 4 + i });
+  await settle();
+  assert.ok((await Promise.all(taps)).every((r) => !(r instanceof Error)));
 });

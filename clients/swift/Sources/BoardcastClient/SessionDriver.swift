@@ -24,6 +24,8 @@ actor SessionDriver {
     /// plain-text lines since the last `show` began
     private var textLines: [String] = []
     private var lastHint: JSONValue?
+    private var pacer = SendPacer()
+    private var pacing: Task<Void, Never>?
 
     init(
         machine: GameFollower, url: URL, transport: any WebSocketTransport,
@@ -54,6 +56,22 @@ actor SessionDriver {
         let actions = machine.handle(event, now: now)
         outputs.update(machine)
         for action in actions { perform(action) }
+    }
+
+    /// Sends the frames the pacer lets go, and comes back for the rest when their turn comes.
+    private func send(_ due: (send: [SendPacer.Frame], wait: Double?)) {
+        for frame in due.send { connections[frame.connection]?.send(frame.text) }
+        guard let wait = due.wait, pacing == nil else { return }
+        pacing = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(max(1, Int((wait * 1000).rounded(.up)))))
+            await self?.paced()
+        }
+    }
+
+    private func paced() {
+        pacing = nil
+        guard !isFinished else { return }
+        send(pacer.due(now: now))
     }
 
     // MARK: App calls
@@ -119,9 +137,10 @@ actor SessionDriver {
             }
         case .disconnect(let c):
             connections.removeValue(forKey: c)?.close()
+            pacer.forget(connection: c)
             timers.removeValue(forKey: .connectTimeout(c))?.cancel()
         case .send(let c, let message):
-            connections[c]?.send(message.serialized())
+            send(pacer.enqueue(SendPacer.Frame(connection: c, text: message.serialized()), now: now))
         case .fetchToken(let c):
             let provider = tokenProvider
             Task { [weak self] in
@@ -183,6 +202,8 @@ actor SessionDriver {
             timers.removeAll()
             for (_, connection) in connections { connection.close() }
             connections.removeAll()
+            pacing?.cancel()
+            pacing = nil
             for (_, waiter) in waiters { waiter.resume(throwing: error ?? BoardcastError.closed()) }
             waiters.removeAll()
             isFinished = true
@@ -222,6 +243,7 @@ actor SessionDriver {
             }
         case .closed(let reason):
             connections.removeValue(forKey: c)
+            pacer.forget(connection: c)
             feed(.closed(connection: c, reason: reason))
         }
     }
