@@ -127,6 +127,9 @@ export function randomId(): string;
 
 export const FIRST_TRY_WITHIN: number;
 export const TRIES_AT_MOST_APART: number;
+/** Frames a second the client sends on a connection at most, and its burst: under the server's read limit (PROTOCOL section 14), so no command is dropped unanswered. */
+export const SEND_RATE: number;
+export const SEND_BURST: number;
 
 /** One game joined, watched or created, on a WebSocket of its own. */
 export class GameHandle<S = any> {
