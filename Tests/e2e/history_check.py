@@ -346,6 +346,7 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
     acks: dict[Any, list[tuple[int | None, str]]] = collections.defaultdict(list)
     ack_time: dict[Any, float] = {}
     refused: set = set()
+    unanswered: set = set()  # ids some connection sent and heard nothing back for
     for rec in recorders:
         stream_games = [s.game for s in rec.streams]
         for mid, message in rec.commands.items():
@@ -364,6 +365,12 @@ def check(histories: dict[str, list[dict]], recorders: Iterable[Recorder],
         for _, mid, code in rec.errors:
             if mid is not None and code in DEFINITE_REFUSALS:
                 refused.add(mid)
+        answered = {mid for _, mid, _ in rec.acks} | {mid for _, mid, _ in rec.errors}
+        unanswered.update(mid for mid in rec.commands if mid not in answered)
+    # A refusal settles only the frame it answers: a frame of the same id sent on a connection
+    # that ended unanswered may still arrive and be applied (a refused id is not remembered,
+    # PROTOCOL section 2), so such an id stays of unknown outcome.
+    refused -= unanswered
 
     claimed: dict[str, set] = collections.defaultdict(set)
     for mid, answers in acks.items():

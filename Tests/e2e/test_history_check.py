@@ -107,3 +107,27 @@ def test_a_snapshot_must_be_the_historys_state_at_its_seq():
     other.closed()
     found = check(truth, [rec, other], all_recorded=False)
     assert found.counts()["split"] == 1 and "snapshot" in found.describe(), found.describe()
+
+
+def test_a_refused_resend_does_not_settle_a_frame_of_the_same_id_still_in_flight():
+    """Seed 431827837's first phantom: a command left into a one-way cut, its connection was given
+    up, its id sent again elsewhere by a new player and refused; the first frame, delivered once
+    the cut healed, was applied. Applied once: of unknown outcome, not a phantom."""
+    truth = {"g": history("g", 2)}
+    rec = player()
+    move(rec, "m1", 1, truth["g"])
+    rec.sent({"type": "tap", "target": "/stock", "id": "m2"})  # into the cut: no answer
+    rec.closed()
+    back = player(since=1, you="p3", label="p3")
+    back.received(truth["g"][1])  # the first frame, applied late
+    back.sent({"type": "tap", "target": "/stock", "id": "m2"})
+    back.received({"type": "error", "id": "m2", "code": "illegal-move"})
+    found = check(truth, [rec, back])
+    assert found.counts()["phantoms"] == 0, found.describe()
+    # Refused on the only connection that sent it, an id settles: the diff is then a phantom.
+    alone = player(label="alone")
+    move(alone, "m1", 1, truth["g"])
+    alone.received(truth["g"][1])
+    alone.sent({"type": "tap", "target": "/stock", "id": "m2"})
+    alone.received({"type": "error", "id": "m2", "code": "illegal-move"})
+    assert check(truth, [alone]).counts()["phantoms"] == 1
