@@ -96,12 +96,14 @@ export async function eventually(condition, what, timeoutMs = 60000, everyMs = 5
 }
 
 /**
- * A child process whose standard output is read as lines as they come.
+ * A child process whose standard output is read as lines as they come: `node ARGS`, or
+ * `options.program ARGS` (the Swift boardcast-client, say).
  * @param {string[]} args
- * @param {{env?: NodeJS.ProcessEnv}} [options]
+ * @param {{env?: NodeJS.ProcessEnv, program?: string}} [options]
  */
 export function runChild(args, options = {}) {
-  const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: options.env ?? process.env });
+  const program = options.program ?? process.execPath;
+  const proc = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"], env: options.env ?? process.env });
   /** @type {string[]} */
   const lines = [];
   let partial = "";
@@ -119,6 +121,9 @@ export function runChild(args, options = {}) {
   proc.stderr?.on("data", (chunk) => {
     stderr += chunk.toString();
     wake();
+  });
+  proc.on("error", (e) => {
+    stderr += `cannot run ${program}: ${e.message}\n`;
   });
   /** @type {Promise<{code: number | null, signal: string | null}>} */
   const exited = new Promise((resolve) => proc.on("close", (code, signal) => { wake(); resolve({ code, signal }); }));

@@ -5,7 +5,6 @@
 // children are started with plain `node`, so on Node 20 they run themselves again with
 // --experimental-websocket.
 import { test, before, after } from "node:test";
-import { spawn } from "node:child_process";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -61,83 +60,9 @@ function cli(command, args) {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   const [program, ...programArgs] = command;
-  const child = program === process.execPath ? runChild([...programArgs, ...args], { env }) : runProgram(program, [...programArgs, ...args], { env });
+  const child = runChild([...programArgs, ...args], { env, program });
   children.push(child);
   return child;
-}
-
-/**
- * What history.js's runChild does for `node`, for any program: standard output read as lines as
- * they come, standard error kept, a way to wait for either.
- * @param {string} program
- * @param {string[]} args
- * @param {{env?: NodeJS.ProcessEnv}} [options]
- * @returns {ReturnType<typeof runChild>}
- */
-function runProgram(program, args, options = {}) {
-  const proc = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"], env: options.env ?? process.env });
-  /** @type {string[]} */
-  const lines = [];
-  let partial = "";
-  let stderr = "";
-  /** @type {Set<() => void>} */
-  const wakers = new Set();
-  const wake = () => wakers.forEach((w) => w());
-  proc.stdout?.on("data", (chunk) => {
-    partial += chunk.toString();
-    const parts = partial.split("\n");
-    partial = /** @type {string} */ (parts.pop());
-    lines.push(...parts);
-    wake();
-  });
-  proc.stderr?.on("data", (chunk) => {
-    stderr += chunk.toString();
-    wake();
-  });
-  proc.on("error", (e) => {
-    stderr += `cannot run ${program}: ${e.message}\n`;
-  });
-  /** @type {Promise<{code: number | null, signal: string | null}>} */
-  const exited = new Promise((resolve) => proc.on("close", (code, signal) => { wake(); resolve({ code, signal }); }));
-  return {
-    proc,
-    lines,
-    get stderr() {
-      return stderr;
-    },
-    get partial() {
-      return partial;
-    },
-    exited,
-    /**
-     * @template T
-     * @param {(lines: string[], stderr: string) => T | undefined} check
-     * @param {string} what
-     * @param {number} [timeoutMs]
-     * @returns {Promise<T>}
-     */
-    waitFor(check, what, timeoutMs = 60000) {
-      return new Promise((resolve, reject) => {
-        const run = () => {
-          const v = check(lines, stderr);
-          if (v === undefined) return false;
-          wakers.delete(run);
-          clearTimeout(timer);
-          resolve(v);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          wakers.delete(run);
-          reject(new Error(`timed out waiting for ${what}; stderr:\n${stderr}`));
-        }, timeoutMs);
-        wakers.add(run);
-        run();
-      });
-    },
-    kill() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-    },
-  };
 }
 
 /** Every stdout line is one JSON value. @param {string[]} lines */
