@@ -107,18 +107,23 @@ func waitForChange(_ session: GameSession, after seq: Int, atMost seconds: Doubl
     }
 }
 
-/// play: a four-in-a-row game against the server's bot, p1 dropping at random (seeded).
-func play(url: URL, seed: UInt64, moves: Int?, bot: Int) async throws -> Int32 {
-    let client = BoardcastClient(url: url, log: log)
-    var rng = SplitMix64(seed: seed)
-    let session = client.creating(kind: "four", options: ["bots": ["p2": .number(Double(bot))]])
+/// Waits for the session to join (closing the client if it cannot), then logs its status changes.
+func started(_ session: GameSession, of client: BoardcastClient) async throws -> Task<Void, Never> {
     do {
         try await session.ready()
     } catch {
         await client.close()
         throw error
     }
-    let statusTask = logStatus(session)
+    return logStatus(session)
+}
+
+/// play: a four-in-a-row game against the server's bot, p1 dropping at random (seeded).
+func play(url: URL, seed: UInt64, moves: Int?, bot: Int) async throws -> Int32 {
+    let client = BoardcastClient(url: url, log: log)
+    var rng = SplitMix64(seed: seed)
+    let session = client.creating(kind: "four", options: ["bots": ["p2": .number(Double(bot))]])
+    let statusTask = try await started(session, of: client)
     defer { statusTask.cancel() }
     let me = session.you ?? "p1"
     log(.info, "created game \(session.game ?? "?") (four, bot level \(bot)); playing \(me)")
@@ -177,13 +182,7 @@ func watch(url: URL, game: String, untilSeq: Int?) async throws -> Int32 {
     let session = client.watching(game: game)
     // Subscribed before the first snapshot: no state is missed.
     let changes = session.changes
-    do {
-        try await session.ready()
-    } catch {
-        await client.close()
-        throw error
-    }
-    let statusTask = logStatus(session)
+    let statusTask = try await started(session, of: client)
     defer { statusTask.cancel() }
     log(.info, "watching game \(game) from seq \(session.seq.map(String.init) ?? "?")")
     var last = -1
