@@ -458,8 +458,8 @@ AUTH_LOGIC_JS = """
 
   // The session: a signed-in player without the token joins without one; a spectator watches with the key.
   const sent = [];
-  const fake = { status: 'open', pending: new Map(), dropGameCommands() {},
-    onMessage() { return () => {}; }, onStatus() { return () => {}; }, onOpen() { return () => {}; },
+  const fake = { status: 'ready', cancel() {},
+    on() { return () => {}; }, onOpen() { return () => {}; },
     request(body) { sent.push(body); return Promise.resolve({ type: 'ack' }); } };
   const back = new GameSession(fake, { game: 'g', role: 'player', signedIn: () => true });
   check('join without token', eq(sent[0], { type: 'join', game: 'g' }));

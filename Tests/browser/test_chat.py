@@ -248,7 +248,7 @@ def test_chat_errors_limit_and_reconnect(server, client, browser):
 
     # A lost connection: the page joins again and the server sends the last lines again;
     # each shows once, the page's own still as "you" (it has a new player id now).
-    phone.execute_script("window.boardcast.conn.socket.close()")
+    phone.execute_script("window.boardcast.conn.link.ws.close()")
     wait(phone, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "reconnecting", 5)
     wait(phone, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "open", 15, "no reconnect")
     other.ok({"type": "say", "text": "Welcome back"})
@@ -447,7 +447,7 @@ def test_replay_shows_chat_as_it_reaches_it(browser, tmp_data):
 
         # A lost connection: the replay asks for what followed what it holds, and the
         # lines that answer repeats show once.
-        d.execute_script("window.boardcast.conn.socket.close()")
+        d.execute_script("window.boardcast.conn.link.ws.close()")
         wait(d, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "reconnecting", 5)
         wait(d, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "open", 15, "no reconnect")
         me.ok({"type": "say", "text": "Still there?"})

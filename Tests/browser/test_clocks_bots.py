@@ -86,7 +86,7 @@ CLOCK_LOGIC_JS = """
   check('bad now ignored', !sc.sync('yesterday') && sc.offset === t0 - here && !sc.sync(undefined));
   // The session learns the offset from every `joined`; a delayed spectator's clocks run `delay` behind.
   const { GameSession } = await import('/js/session.js');
-  const fake = { status: 'open', dropGameCommands() {}, onMessage() { return () => {}; }, onStatus() { return () => {}; }, onOpen() { return () => {}; },
+  const fake = { status: 'ready', cancel() {}, on() { return () => {}; }, onOpen() { return () => {}; },
     request() { return Promise.resolve({ type: 'ack' }); } };
   const watching = new GameSession(fake, { game: 'g', role: 'spectator', adopt: true });
   const serverNow = c.clientNow() + 42000;

@@ -41,7 +41,7 @@ new MutationObserver((records) => {
 # Every game event the page receives from now on.
 RECORD_EVENTS_JS = """
 window.eventsSeen = [];
-window.boardcast.conn.onMessage((m) => { if (m.type === 'event') window.eventsSeen.push(m); });
+window.boardcast.conn.on('message', (m) => { if (m.type === 'event') window.eventsSeen.push(m); });
 """
 
 # The winning line as drawn: its SVG line's ends against the centres of the cells it names.
@@ -434,7 +434,7 @@ def test_four_resign_shake_and_a_spectators_hint(server, client, browser):
     wait_turn(spectator, "p2's turn")
     spectator.execute_script("""
       window.hintsSeen = [];
-      window.boardcast.conn.onMessage((m) => { if (m.type === 'hint') window.hintsSeen.push(m); });""")
+      window.boardcast.conn.on('message', (m) => { if (m.type === 'hint') window.hintsSeen.push(m); });""")
     spectator.find_element(By.CSS_SELECTOR, ".tool.hint").click()
     wait(spectator, lambda d: d.execute_script("return window.hintsSeen.length") == 1, 10, "no hint came back")
     hint = spectator.execute_script("return window.hintsSeen[0]")
@@ -605,12 +605,12 @@ FOUR_LOGIC_JS = """
   host.remove();
   // Seats: a four in a row player asks for its own seat back on every join.
   const sent = [];
-  const fake = { status: 'open', pending: new Map(), dropGameCommands() {},
-    onMessage() { return () => {}; }, onStatus() { return () => {}; }, onOpen() { return () => {}; },
+  const fake = { status: 'ready', cancel() {},
+    on() { return () => {}; }, onOpen() { return () => {}; },
     request(body) { sent.push(body); return Promise.resolve({ type: 'ack' }); } };
   const seated = new GameSession(fake, { game: 'g', token: 't', role: 'player', adopt: true });
   seated.handle({ type: 'joined', game: 'g', kind: 'four', role: 'player', seq: 3, you: 'p2' });
-  seated.seq = 3;
+  seated.held.hold(3, null);
   seated.rejoin();
   check('four join asks for its seat', sent[0].seat === 'p2' && sent[0].since === 3 && sent[0].token === 't');
   seated.close();

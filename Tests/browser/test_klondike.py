@@ -286,12 +286,12 @@ def test_missed_diff_is_fetched_again_with_since(server, client, browser):
     open_table(player, play_url(server, game, token))
     wait(player, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "open")
     player.execute_script("""
-      const conn = window.boardcast.conn, deliver = conn.dispatch.bind(conn);
+      const link = window.boardcast.conn.link, deliver = link.dispatch.bind(link);
       window.sentLog = [];
-      const send = conn.socket.send.bind(conn.socket);
-      conn.socket.send = (text) => { window.sentLog.push(JSON.parse(text)); send(text); };
+      const send = link.ws.send.bind(link.ws);
+      link.ws.send = (text) => { window.sentLog.push(JSON.parse(text)); send(text); };
       let dropped = false;
-      conn.dispatch = (m) => { if (!dropped && m.type === 'diff') { dropped = true; return; } deliver(m); };""")
+      link.dispatch = (m) => { if (!dropped && m.type === 'diff') { dropped = true; return; } deliver(m); };""")
     me.ok({"type": "tap", "target": "/stock"})      # seq 1: lost on the way
     me.ok({"type": "double-tap", "target": "/waste"})  # seq 2: the gap shows
     wait_table(player, state_piles(me.state))

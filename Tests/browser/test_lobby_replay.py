@@ -132,7 +132,7 @@ def test_replay_steps_through_every_move(server, client, browser):
 PAGE_LOGIC_JS = """
 
   const { applyPatch, PatchError } = await import('/js/boardcast.js');
-  const { classifyDiff } = await import('/js/session.js');
+  const { HeldState } = await import('/js/boardcast.js');
   const { Timeline } = await import('/js/timeline.js');
   const doc = { a: [1, 2, 3], o: { 'x/y': 1, 'm~n': 2 } };
   check('add end', eq(applyPatch(doc, [{ op: 'add', path: '/a/-', value: 4 }]).a, [1, 2, 3, 4]));
@@ -151,10 +151,16 @@ PAGE_LOGIC_JS = """
     check('rejects ' + JSON.stringify(bad), threw);
   }
   check('input untouched', eq(doc, { a: [1, 2, 3], o: { 'x/y': 1, 'm~n': 2 } }));
-  check('stale', classifyDiff(5, 5) === 'stale' && classifyDiff(5, 3) === 'stale');
-  check('next', classifyDiff(5, 6) === 'apply');
-  check('gap', classifyDiff(5, 8) === 'gap');
-  check('before snapshot', classifyDiff(null, 1) === 'wait');
+  // The state the page holds is the client module's HeldState (PROTOCOL sections 4 and 21).
+  const held = () => { const h = new HeldState(); h.snapshot({ seq: 5, state: { n: [] } }); return h; };
+  const outcome = (h, seq) => h.diff({ seq, ops: [{ op: 'add', path: '/n/-', value: seq }] }).outcome;
+  check('stale', outcome(held(), 5) === 'stale' && outcome(held(), 3) === 'stale');
+  check('next', outcome(held(), 6) === 'applied');
+  const gapped = held();
+  check('gap', outcome(gapped, 8) === 'gap' && gapped.seq === 5 && gapped.shownSeq === 8);
+  check('a choice from before the gap is stale', gapped.staleness(5)?.code === 'stale' && gapped.staleness(8) === null);
+  check('before snapshot', outcome(new HeldState(), 1) === 'wait');
+  check('broken', held().diff({ seq: 6, ops: [{ op: 'remove', path: '/zz' }] }).outcome === 'broken');
   const t = new Timeline({ n: [] }, 0);
   for (let i = 1; i <= 60; i++) check('push ' + i, t.push({ seq: i, ops: [{ op: 'add', path: '/n/-', value: i }] }));
   check('no gap push', !t.push({ seq: 62, ops: [] }));

@@ -213,7 +213,7 @@ def test_toasts_stay_off_the_board_and_the_text_under_it_and_do_not_stack(server
     p2 = client()
     p2.ok({"type": "join", "game": game, "token": token})
     wait_turn(d, "p2's turn")
-    d.execute_script("window.refusals = 0; window.boardcast.conn.onMessage((m) => { if (m.type === 'error') window.refusals++; });")
+    d.execute_script("window.refusals = 0; window.boardcast.conn.on('message', (m) => { if (m.type === 'error') window.refusals++; });")
     # Out of turn, twice: the server says why, once on the screen.
     column(d, 2).click()
     wait(d, lambda d: any("p2's turn" in t.lower() for t in toasts(d)), 5, "no toast")

@@ -214,7 +214,7 @@ def test_race_player_takes_its_own_seat_back_after_reconnecting(server, client, 
       window.sentLog = [];
       const send = WebSocket.prototype.send;
       WebSocket.prototype.send = function (text) { window.sentLog.push(JSON.parse(text)); return send.call(this, text); };
-      window.boardcast.conn.socket.close();""")
+      window.boardcast.conn.link.ws.close();""")
     wait(phone, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "reconnecting", 5)
     wait(phone, lambda d: d.find_element(By.ID, "conn-status").get_attribute("data-state") == "open", 15, "no reconnect")
     wait(phone, lambda d: d.execute_script("return window.sentLog.some(m => m.type === 'join')"), 5)
@@ -245,7 +245,7 @@ RECORD_HINTS_JS = """
 window.hintsSeen = [];
 if (!window.recordingHints) {
   window.recordingHints = true;
-  window.boardcast.conn.onMessage((m) => { if (m.type === 'hint') window.hintsSeen.push(m); });
+  window.boardcast.conn.on('message', (m) => { if (m.type === 'hint') window.hintsSeen.push(m); });
 }
 """
 
@@ -345,7 +345,7 @@ def test_winnable_choice_and_a_lost_deal(server, client, browser):
     wait(d, lambda d: note().is_displayed(), 5, "no message for the lost position after a move")
     # No seed makes this server's solver give up (it decides every deal it is asked about
     # within its budget), so an undecided verdict is handed to the page as it would come.
-    d.execute_script("window.boardcast.conn.dispatch({type: 'hint', from: '/stock', to: '/waste', winnable: null})")
+    d.execute_script("window.boardcast.conn.link.dispatch({type: 'hint', from: '/stock', to: '/waste', winnable: null})")
     wait(d, lambda d: not note().is_displayed(), 5, "undecided (null) says nothing special")
 
     # A winnable deal: the hint says nothing more than its move.
@@ -380,8 +380,8 @@ RACE_LOGIC_JS = """
   window.setTimeout = (fn) => { timers.push(fn); return timers.length; };
   try {
     const sent = [], refusals = [];
-    const fake = { status: 'open', pending: new Map(), dropGameCommands() {},
-      onMessage() { return () => {}; }, onStatus() { return () => {}; }, onOpen() { return () => {}; },
+    const fake = { status: 'ready', cancel() {},
+      on() { return () => {}; }, onOpen() { return () => {}; },
       request(body) { sent.push(body); const no = refusals.shift();
         return no ? Promise.reject({ code: no, message: 'seat p2 is held by another connection' }) : Promise.resolve({ type: 'ack' }); } };
     const tick = () => new Promise(r => realTimeout(r, 0));
@@ -401,7 +401,7 @@ RACE_LOGIC_JS = """
     const events = [];
     seated.on('seat', (e) => events.push(e));
     seated.handle({ type: 'joined', game: 'g', kind: 'race', role: 'player', seq: 4, you: 'p2' });
-    seated.seq = 4;
+    seated.held.hold(4, null);
     refusals.push('forbidden');
     seated.rejoin();
     await tick();

@@ -131,6 +131,66 @@ export const TRIES_AT_MOST_APART: number;
 export const SEND_RATE: number;
 export const SEND_BURST: number;
 
+/** What a diff did to a held state (see HeldState.diff). */
+export type DiffOutcome<S = any> =
+  | { outcome: "applied"; change: StateChange<S> }
+  /** wait: no state held yet; stale: a seq already held; gap: a seq missed (ask again with `since`) */
+  | { outcome: "wait" | "stale" | "gap" }
+  /** its ops do not apply: ask for a snapshot */
+  | { outcome: "broken"; error: Error };
+
+/**
+ * A game's state as a client holds it: a snapshot, then diffs strictly in seq order, and the
+ * newest seq the server has shown. Pure (no connection, no timers): a GameHandle keeps one, and so
+ * can an app that runs its own connection.
+ */
+export class HeldState<S = any> {
+  /** the seq of `state`; null before the first state */
+  seq: number | null;
+  /** the newest seq the server has shown: above `seq` while a gap is being filled */
+  shownSeq: number | null;
+  state: S;
+  /** a state the app already holds at `seq`, to catch up from */
+  hold(seq: number, state: S): void;
+  /** nothing held can be trusted: the next snapshot starts again */
+  forget(): void;
+  snapshot(message: Message): StateChange<S>;
+  diff(message: Message): DiffOutcome<S>;
+  /** why a command chosen from the state at `basedOn` must not be sent (code `stale`), or null */
+  staleness(basedOn: number | null | undefined): BoardcastError | null;
+}
+
+export type ConnectionStatus = "connecting" | "syncing" | "ready" | "reconnecting" | "closed";
+
+/**
+ * One WebSocket shared by several parts of an app (a page's lobby, its sign-in, the one game it
+ * shows), with a GameHandle's reconnection, pacing and re-sent ids. On every (re)connection it
+ * signs in (`options.token`), runs the `onOpen` hooks in order (`first` ones first), awaiting each,
+ * then is `ready` and sends what waits.
+ */
+export class Connection {
+  constructor(url: string, options?: ClientOptions);
+  readonly url: string;
+  readonly status: ConnectionStatus;
+  /** when the next try starts (the clock's ms), while reconnecting */
+  retryAt: number;
+  /** A hook re-joins its game with `exchange`, so re-sent commands follow the re-join. */
+  onOpen(hook: (conn: Connection) => void | Promise<void>, options?: { first?: boolean }): () => void;
+  on(name: "message", fn: (message: Message) => void): () => void;
+  on(name: "text", fn: (line: string) => void): () => void;
+  on(name: "status", fn: (status: ConnectionStatus, detail?: { attempt: number; delay: number }) => void): () => void;
+  on(name: "auth-refused", fn: (error: BoardcastError) => void): () => void;
+  /** Sent when ready. `resend`: a game command, sent again with its id after a reconnection until answered; `check`: a last look before each sending. */
+  request(body: Message, options?: { resend?: boolean; check?: () => Error | null }): Promise<Message>;
+  /** On the open connection now (from an open hook): refused `disconnected` when not open. */
+  exchange(body: Message): Promise<Message>;
+  /** Refuses the waiting requests `which` picks. */
+  cancel(which: (body: Message, resend: boolean) => boolean, error: BoardcastError): void;
+  /** Tries again now rather than after the backoff's wait. */
+  retryNow(): void;
+  close(): void;
+}
+
 /** One game joined, watched or created, on a WebSocket of its own. */
 export class GameHandle<S = any> {
   readonly client: BoardcastClient;

@@ -650,6 +650,180 @@ class Link {
   }
 }
 
+/**
+ * `ws(s)://` for `http(s)://`, once it is known there is a WebSocket to open it with.
+ * @param {string} url @param {ClientOptions} options
+ */
+function webSocketURL(url, options) {
+  if (!options.WebSocket && typeof globalThis.WebSocket !== "function") {
+    throw new TypeError("no WebSocket here: pass options.WebSocket, or run Node 22, or Node 20 with --experimental-websocket");
+  }
+  return url.replace(/^http(s?):\/\//, "ws$1://");
+}
+
+/**
+ * @param {ClientOptions} options
+ * @returns {Required<Pick<ClientOptions, "backoff" | "clock" | "random" | "connectTimeout" | "rejoinTimeout" | "log">> & ClientOptions}
+ */
+function withDefaults(options) {
+  return {
+    ...options,
+    backoff: options.backoff ?? {},
+    clock: options.clock ?? platformClock,
+    random: options.random ?? Math.random,
+    connectTimeout: options.connectTimeout ?? 5000,
+    rejoinTimeout: options.rejoinTimeout ?? 120000,
+    log: options.log ?? (() => {}),
+  };
+}
+
+/**
+ * One WebSocket shared by the parts of an app that each want a say on it: a page's lobby, its
+ * sign-in and the game it shows (PROTOCOL section 3: a connection is in at most one game, so a
+ * page that shows one game at a time needs no more). It is the link a `GameHandle` keeps, opened
+ * to every listener: the same reconnection (section 21's backoff), pacing and re-sent ids.
+ *
+ * On every (re)connection it signs in (`options.token`), then runs the `onOpen` hooks in the order
+ * they were added (`first` ones before the rest), awaiting each: a hook re-joins its game there
+ * with `exchange`, so the commands sent again after it go to a connection already in the game.
+ * Then it is `ready` and sends what waits. A hook's failure is its own: the others still run.
+ */
+export class Connection {
+  /**
+   * @param {string} url the server's WebSocket address, `ws://HOST:PORT/ws`
+   * @param {ClientOptions} [options]
+   */
+  constructor(url, options = {}) {
+    this.url = webSocketURL(url, options);
+    this.options = withDefaults(options);
+    this.emitter = new Emitter();
+    /** @type {{hook: (conn: Connection) => (void | Promise<void>), first: boolean}[]} */
+    this.hooks = [];
+    /** @type {number} when the next try starts (ms, the clock's), while reconnecting */
+    this.retryAt = 0;
+    /** the hooks run on the connection open now (or being prepared) */
+    this.ranThisOpen = new Set();
+    this.link = new Link(this.url, this.options, {
+      message: (m) => this.emitter.emit("message", m),
+      text: (line) => this.emitter.emit("text", line),
+      prepare: () => this.prepare(),
+      fatal: (error) => this.options.log("warn", `connection: ${error.message}`),
+      status: (status, detail) => {
+        if (status === "reconnecting") this.retryAt = this.options.clock.now() + (detail?.delay ?? 0);
+        // Added between the last hook and now: not missed (what it sends goes after the flush).
+        if (status === "ready") for (const entry of this.hooks.filter((h) => !this.ranThisOpen.has(h))) void this.runHook(entry);
+        this.emitter.emit("status", status, detail);
+      },
+      authRefused: (error) => this.emitter.emit("auth-refused", error),
+      label: () => "connection",
+    });
+    this.link.start();
+  }
+
+  /** @type {"connecting" | "syncing" | "ready" | "reconnecting" | "closed"} `syncing`: open, the hooks running */
+  get status() {
+    return this.link.status;
+  }
+
+  async prepare() {
+    // A hook added while this runs (a view shown during the sign-in) runs in this one too.
+    const ran = (this.ranThisOpen = new Set());
+    for (;;) {
+      const next = this.hooks.find((h) => h.first && !ran.has(h)) ?? this.hooks.find((h) => !ran.has(h));
+      if (!next) return;
+      await this.runHook(next);
+    }
+  }
+
+  /** @param {{hook: (conn: Connection) => (void | Promise<void>), first: boolean}} entry */
+  async runHook(entry) {
+    this.ranThisOpen.add(entry);
+    try {
+      await entry.hook(this);
+    } catch (e) {
+      this.options.log("warn", `an open hook failed: ${/** @type {Error} */ (e)?.message ?? e}`);
+    }
+  }
+
+  /**
+   * Runs `hook` on every (re)connection, before anything waiting is sent; added while the
+   * connection is `syncing`, in this one too (not when it is `ready`: a hook added then acts on
+   * it by itself if it must).
+   * @param {(conn: Connection) => (void | Promise<void>)} hook
+   * @param {{first?: boolean}} [options] first: before the hooks without it (what must come first: signing in)
+   * @returns {() => void} removes it
+   */
+  onOpen(hook, options = {}) {
+    const entry = { hook, first: !!options.first };
+    this.hooks.push(entry);
+    return () => {
+      const i = this.hooks.indexOf(entry);
+      if (i >= 0) this.hooks.splice(i, 1);
+    };
+  }
+
+  /**
+   * `message` (every JSON message, replies included, before their promise settles), `text` (a
+   * plain-text frame), `status` (status, detail), `auth-refused` (the sign-in of `options.token`).
+   * @param {"message" | "text" | "status" | "auth-refused"} name
+   * @param {(...args: any[]) => void} fn
+   * @returns {() => void} unsubscribe
+   */
+  on(name, fn) {
+    return this.emitter.on(name, fn);
+  }
+
+  /**
+   * A request: sent when the connection is ready (now, or after the next re-join). `resend`: a
+   * game command, sent again with its id after a reconnection until answered (exactly once);
+   * else refused `disconnected` if the connection drops after sending it.
+   * @param {Message} body
+   * @param {{resend?: boolean, check?: () => Error | null}} [options] check: a last look before
+   *   each sending (a command chosen from a state the server has since moved past: `staleness`)
+   * @returns {Promise<Message>} the ack
+   */
+  request(body, options = {}) {
+    return this.link.request(body, options.resend ? "resend" : "once", { check: options.check });
+  }
+
+  /**
+   * A request on the open connection now, hooks included (a re-join): refused `disconnected`
+   * when the connection is not open or drops first.
+   * @param {Message} body
+   * @returns {Promise<Message>}
+   */
+  exchange(body) {
+    return this.link.exchange(body);
+  }
+
+  /**
+   * Refuses the requests still waiting that `which` picks (a game left: its commands), with `error`.
+   * @param {(body: Message, resend: boolean) => boolean} which resend: sent with `resend`
+   * @param {BoardcastError} error
+   */
+  cancel(which, error) {
+    for (const p of [...this.link.pending.values()]) {
+      if (p.kind === "exchange" || !which(p.body, p.kind === "resend")) continue;
+      this.link.pending.delete(p.id);
+      p.reject(error);
+    }
+  }
+
+  /** Tries again now instead of after the backoff's wait (the page became visible, the network came back). */
+  retryNow() {
+    if (this.link.status !== "reconnecting" || this.link.timer === null) return;
+    this.options.clock.clearTimeout(this.link.timer);
+    this.link.timer = null;
+    this.link.connect();
+  }
+
+  /** Closes it for good: waiting requests are refused `closed`. */
+  close() {
+    this.link.close();
+    this.emitter.emit("status", "closed");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Listeners and async iteration
 
@@ -738,6 +912,84 @@ class Emitter {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The state a client holds of a game
+
+/**
+ * What a diff did to a held state: applied (with the change), or not: `wait` (no state held yet:
+ * the snapshot on its way covers it), `stale` (a seq already held: a re-join's overlap), `gap`
+ * (a seq missed: ask again with `since`), `broken` (its ops do not apply: ask for a snapshot).
+ * @typedef {{outcome: "applied", change: StateChange} | {outcome: "wait" | "stale" | "gap"} | {outcome: "broken", error: Error}} DiffOutcome
+ */
+
+/**
+ * A game's state as a client holds it (PROTOCOL sections 4 and 21): a snapshot, then diffs applied
+ * strictly in seq order, and the newest seq the server has shown, which a command chosen from an
+ * older state must not ignore. Pure: no connection, no timers. `GameHandle` keeps one; so does a
+ * page that runs its own connection (web-static's game session).
+ */
+export class HeldState {
+  constructor() {
+    /** @type {number | null} the seq of `state`; null before the first state */
+    this.seq = null;
+    /** @type {number | null} the newest seq the server has shown (a diff past a gap, not applied yet, included) */
+    this.shownSeq = null;
+    /** @type {any} the current state: a new object at each change, never changed in place */
+    this.state = undefined;
+  }
+
+  /** A state the app already holds at `seq`, to catch up from. @param {number} seq @param {any} state */
+  hold(seq, state) {
+    this.seq = seq;
+    this.state = state;
+  }
+
+  /** Nothing held can be trusted any more: the next snapshot starts again (its state stays shown until then). */
+  forget() {
+    this.seq = null;
+  }
+
+  /** @param {Message} m a `snapshot` @returns {StateChange} */
+  snapshot(m) {
+    const prev = this.state;
+    this.state = m.state;
+    this.seq = m.seq;
+    this.shownSeq = m.seq;
+    return { seq: m.seq, state: m.state, prev, via: "snapshot", cause: null, ops: null };
+  }
+
+  /** @param {Message} m a `diff` @returns {DiffOutcome} */
+  diff(m) {
+    if (this.seq === null) return { outcome: "wait" };
+    if (m.seq <= this.seq) return { outcome: "stale" };
+    if (typeof m.seq === "number" && (this.shownSeq === null || m.seq > this.shownSeq)) this.shownSeq = m.seq;
+    if (m.seq !== this.seq + 1) return { outcome: "gap" };
+    const prev = this.state;
+    let state;
+    try {
+      state = applyPatch(prev, m.ops);
+    } catch (e) {
+      return { outcome: "broken", error: /** @type {Error} */ (e) };
+    }
+    this.state = state;
+    this.seq = m.seq;
+    return { outcome: "applied", change: { seq: m.seq, state, prev, via: "diff", cause: m.cause ?? null, ops: m.ops } };
+  }
+
+  /**
+   * Why a command chosen from the state at `basedOn` must not be sent: the server has shown a
+   * newer one (section 21: nothing chosen from a stale state). Null when it may go.
+   * @param {number | null | undefined} basedOn
+   * @returns {BoardcastError | null}
+   */
+  staleness(basedOn) {
+    const shown = Math.max(this.seq ?? -1, this.shownSeq ?? -1);
+    return typeof basedOn === "number" && shown > basedOn
+      ? new BoardcastError("stale", `chosen from seq ${basedOn}, but the server has shown seq ${shown}: choose again`)
+      : null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // GameHandle
 
 const RETRY_CODES = new Set(["unavailable", "rate-limited"]);
@@ -796,12 +1048,8 @@ export class GameHandle {
     this.role = start.mode === "watch" ? "spectator" : "player";
     /** @type {string | undefined} this connection's player id or seat (players only) */
     this.you = start.seat;
-    /** @type {number | null} the seq of `state`; null before the first state */
-    this.seq = null;
-    /** @type {number | null} the newest seq the server has shown (a diff past a gap, not applied yet, included) */
-    this.shownSeq = null;
-    /** @type {any} the current state: a new object at each change, never changed in place */
-    this.state = undefined;
+    /** the state held: `seq`, `state` and `shownSeq` below read it */
+    this.held = new HeldState();
     /** spectator delay in seconds, 0 for none (PROTOCOL section 15) */
     this.delay = 0;
     /** @type {{[seat: string]: number}} */
@@ -850,8 +1098,7 @@ export class GameHandle {
     this.rejectReady = rejectReady;
     if (start.since !== undefined) {
       if (start.state !== undefined) {
-        this.seq = start.since;
-        this.state = start.state;
+        this.held.hold(start.since, start.state);
       } else if (start.since !== 0) {
         throw new TypeError("since needs the state held at that seq (state), except since 0: a replay from the deal");
       }
@@ -869,6 +1116,21 @@ export class GameHandle {
       label: () => this.game ?? `new ${this.start.kind ?? "game"}`,
     });
     this.link.start();
+  }
+
+  /** @type {number | null} the seq of `state`; null before the first state */
+  get seq() {
+    return this.held.seq;
+  }
+
+  /** @type {number | null} the newest seq the server has shown (a diff past a gap, not applied yet, included) */
+  get shownSeq() {
+    return this.held.shownSeq;
+  }
+
+  /** @type {any} the current state: a new object at each change, never changed in place */
+  get state() {
+    return this.held.state;
   }
 
   /** @param {"debug" | "info" | "warn"} level @param {string} message */
@@ -1019,15 +1281,10 @@ export class GameHandle {
         }
         this.emitter.emit("joined", m);
         break;
-      case "snapshot": {
-        const prev = this.state;
+      case "snapshot":
         this.kind = m.kind ?? this.kind;
-        this.state = m.state;
-        this.seq = m.seq;
-        this.shownSeq = m.seq;
-        this.publish({ seq: m.seq, state: m.state, prev, via: "snapshot", cause: null, ops: null });
+        this.publish(this.held.snapshot(m));
         break;
-      }
       case "diff":
         this.applyDiff(m);
         break;
@@ -1061,27 +1318,24 @@ export class GameHandle {
 
   /** @param {Message} m */
   applyDiff(m) {
-    if (this.seq === null) return; // no state yet: the snapshot on its way covers it
-    if (m.seq <= this.seq) return; // already applied (a re-join's overlap)
-    if (typeof m.seq === "number" && (this.shownSeq === null || m.seq > this.shownSeq)) this.shownSeq = m.seq;
-    if (m.seq !== this.seq + 1) {
-      this.log("info", `gap: diff ${m.seq} after ${this.seq}`);
-      this.resync();
-      return;
+    const result = this.held.diff(m);
+    switch (result.outcome) {
+      case "applied":
+        this.publish(result.change);
+        return;
+      case "gap":
+        this.log("info", `gap: diff ${m.seq} after ${this.seq}`);
+        this.resync();
+        return;
+      case "broken":
+        this.log("warn", `diff ${m.seq} did not apply (${result.error.message}); asking for a snapshot`);
+        this.fresh = true;
+        this.resync();
+        return;
+      default:
+        // wait: no state yet, the snapshot on its way covers it; stale: a re-join's overlap
+        return;
     }
-    const prev = this.state;
-    let state;
-    try {
-      state = applyPatch(prev, m.ops);
-    } catch (e) {
-      this.log("warn", `diff ${m.seq} did not apply (${/** @type {Error} */ (e).message}); asking for a snapshot`);
-      this.fresh = true;
-      this.resync();
-      return;
-    }
-    this.state = state;
-    this.seq = m.seq;
-    this.publish({ seq: m.seq, state, prev, via: "diff", cause: m.cause ?? null, ops: m.ops });
   }
 
   /** @param {StateChange} change */
@@ -1188,12 +1442,7 @@ export class GameHandle {
     const { basedOn: inBody, id: bodyId, ...body } = command;
     if (typeof body.type !== "string") return Promise.reject(new TypeError("a command needs a type"));
     const basedOn = options.basedOn ?? inBody ?? this.seq;
-    const stale = () => {
-      const shown = Math.max(this.seq ?? -1, this.shownSeq ?? -1);
-      return typeof basedOn === "number" && shown > basedOn
-        ? new BoardcastError("stale", `chosen from seq ${basedOn}, but the server has shown seq ${shown}: choose again`)
-        : null;
-    };
+    const stale = () => this.held.staleness(basedOn);
     const refused = stale();
     if (refused) return Promise.reject(refused);
     const id = options.id ?? (typeof bodyId === "string" || typeof bodyId === "number" ? String(bodyId) : undefined);
@@ -1375,20 +1624,8 @@ export class BoardcastClient {
    * @param {ClientOptions} [options]
    */
   constructor(url, options = {}) {
-    this.url = url.replace(/^http(s?):\/\//, "ws$1://");
-    if (!options.WebSocket && typeof globalThis.WebSocket !== "function") {
-      throw new TypeError("no WebSocket here: pass options.WebSocket, or run Node 22, or Node 20 with --experimental-websocket");
-    }
-    /** @type {Required<Pick<ClientOptions, "backoff" | "clock" | "random" | "connectTimeout" | "rejoinTimeout" | "log">> & ClientOptions} */
-    this.options = {
-      ...options,
-      backoff: options.backoff ?? {},
-      clock: options.clock ?? platformClock,
-      random: options.random ?? Math.random,
-      connectTimeout: options.connectTimeout ?? 5000,
-      rejoinTimeout: options.rejoinTimeout ?? 120000,
-      log: options.log ?? (() => {}),
-    };
+    this.url = webSocketURL(url, options);
+    this.options = withDefaults(options);
     /** @type {Set<GameHandle>} */
     this.handles = new Set();
     /** @type {Link | null} the connection of the lobby */

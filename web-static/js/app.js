@@ -1,7 +1,7 @@
 // @ts-check
 /** The page: one connection, a status line, who we are signed in as, and a router over lobby, game and replay. */
 import { loadPageModules } from "./games.js";
-import { Connection, serverURL } from "./net.js";
+import { Connection } from "./boardcast.js";
 import { parseRoute, routeHash, rememberToken, rememberKey, knownKey, knownTokens } from "./routes.js";
 import { Auth, showAuth, takeFragmentToken } from "./auth.js";
 import { LobbyView } from "./lobby.js";
@@ -15,8 +15,11 @@ const statusLine = /** @type {HTMLElement} */ (document.getElementById("conn-sta
 // A token handed over in the fragment (`#auth=JWT&/route`) leaves the address bar
 // before anything reads it, and before the connection is made (auth.js).
 const handed = takeFragmentToken();
-const conn = new Connection(serverURL());
-// Registered first: `auth` goes out before anything else on every (re)connect.
+// The client module's connection (clients/js, linked as js/boardcast.js): its reconnection,
+// pacing and re-sent commands are every client's (PROTOCOL section 21).
+const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+const conn = new Connection(`${scheme}//${location.host}/ws`);
+// An open hook of its own that comes first: `auth` goes out before anything else on every (re)connect.
 const auth = new Auth(conn, handed);
 showAuth(/** @type {HTMLElement} */ (document.getElementById("auth-status")), auth);
 
@@ -25,7 +28,8 @@ showAuth(/** @type {HTMLElement} */ (document.getElementById("auth-status")), au
 let statusTimer = 0;
 function showStatus() {
   clearInterval(statusTimer);
-  const s = conn.status;
+  // "syncing": open, signing in and joining again; the page counts it as still connecting.
+  const s = conn.status === "ready" ? "open" : conn.status === "syncing" ? "connecting" : conn.status;
   statusLine.dataset.state = s;
   if (s === "open") {
     statusLine.replaceChildren(el("span.dot"), el("span.status-text", {}, "Connected"));
@@ -43,7 +47,7 @@ function showStatus() {
   }
   document.body.classList.toggle("offline", s !== "open");
 }
-conn.onStatus(showStatus);
+conn.on("status", showStatus);
 showStatus();
 document.addEventListener("visibilitychange", () => { if (!document.hidden) conn.retryNow(); });
 window.addEventListener("online", () => conn.retryNow());
@@ -98,7 +102,7 @@ function mount(route, extra = {}) {
  */
 async function create(kind, options) {
   // `created` carries no id; the first one after our `create` is ours.
-  const off = conn.onMessage((m) => {
+  const off = conn.on("message", (m) => {
     if (m.type !== "created") return;
     off();
     rememberToken(m.game, m.token);

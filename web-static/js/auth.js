@@ -34,7 +34,7 @@
  */
 import { el } from "./ui.js";
 
-/** @typedef {import("./net.js").Connection} Connection */
+/** @typedef {import("./boardcast.js").Connection} Connection */
 
 const STORAGE_KEY = "boardcast.auth";
 /** The server's limit on a token's length (docs/PROTOCOL.md, section 19). */
@@ -118,8 +118,8 @@ export class Auth {
     /** @type {Set<(s: AuthState) => void>} */
     this.listeners = new Set();
     // Before anything else on every (re)connect, so a join after it counts as signed in.
-    conn.onOpen(() => this.send(), true);
-    conn.onMessage((m) => { if (m.type === "authed") this.signedIn(m); });
+    conn.onOpen(() => this.send(true), { first: true });
+    conn.on("message", (m) => { if (m.type === "authed") this.signedIn(m); });
     /** @type {string[] | null} the operator's sites (`--auth-site`): null until `/api/auth` answers, empty for any */
     this.sites = null;
     this.sitesKnown = fetch("/api/auth").then((r) => r.json()).then(
@@ -194,16 +194,20 @@ export class Auth {
     this.set(before ? { ...before, reason } : { state: "refused", reason });
   }
 
-  /** Sends the token held, if the connection is open (else the next open sends it). */
-  send() {
+  /**
+   * Sends the token held, if the connection is ready (else the next open sends it).
+   * @param {boolean} [opening] from the connection's open hook: at once, before anything else
+   * @returns {Promise<void> | undefined} when it is answered (it never rejects)
+   */
+  send(opening = false) {
     const jwt = this.jwt;
-    if (!jwt || this.conn.status !== "open") return;
+    if (!jwt || (!opening && this.conn.status !== "ready")) return;
     if (!looksLikeJWT(jwt)) {
       // Not worth a round trip; said as the server would say it.
       this.refused(jwt.length > MAX_JWT ? "bad token: too long" : "bad token: malformed");
       return;
     }
-    this.conn.request({ type: "auth", jwt }).then(
+    return (opening ? this.conn.exchange({ type: "auth", jwt }) : this.conn.request({ type: "auth", jwt })).then(
       () => { if (jwt === this.jwt) this.accepted = jwt; },
       (error) => {
         if (jwt !== this.jwt || error.code === "disconnected") return; // a fresher one is on its way, or sent again on the next open

@@ -20,7 +20,7 @@ import { rememberEnd, knownEnd } from "./ends.js";
 
 export { LOST_DEAL_TEXT } from "./tableplay.js";
 
-/** @typedef {import("./net.js").Connection} Connection */
+/** @typedef {import("./boardcast.js").Connection} Connection */
 /** @typedef {import("./games.js").GameKind} GameKind */
 /** @typedef {import("./games.js").Play} Play */
 
@@ -620,7 +620,7 @@ export class GameView {
     this.play?.destroy?.();
     this.board?.destroy();
     this.chat.destroy();
-    if (this.conn.status === "open") this.conn.request({ type: "leave" }).catch(() => {});
+    if (this.conn.status === "ready") this.conn.request({ type: "leave" }).catch(() => {});
     this.root.remove();
   }
 }

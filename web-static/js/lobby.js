@@ -11,7 +11,7 @@ import { GAMES, gameKind } from "./games.js";
 import { botsOf, botsSummary } from "./bots.js";
 import { clockLabel } from "./clocks.js";
 
-/** @typedef {import("./net.js").Connection} Connection */
+/** @typedef {import("./boardcast.js").Connection} Connection */
 
 /** The spectator delays a new game may have (PROTOCOL section 15), in seconds. */
 export const DELAYS = [0, 10, 30, 60, 120];
@@ -147,11 +147,11 @@ export class LobbyView {
       el("div.list-head", {}, el("h2", {}, "Games"), openForm),
       this.list);
     host.append(this.root);
-    this.offMessage = conn.onMessage((m) => { if (m.type === "lobby" && Array.isArray(m.games)) this.show(m.games); });
+    this.offMessage = conn.on("message", (m) => { if (m.type === "lobby" && Array.isArray(m.games)) this.show(m.games); });
     this.offOpen = conn.onOpen(() => this.follow(true));
     // Signed in (or out): the games this user played offer Play.
     this.offAuth = this.auth?.onChange(() => { if (this.games) this.show(this.games); }) ?? (() => {});
-    if (conn.status === "open") this.follow(true);
+    if (conn.status === "ready") this.follow(true);
     this.clock = window.setInterval(() => { if (this.games) this.show(this.games); }, 30000);
   }
 
@@ -259,7 +259,7 @@ export class LobbyView {
     this.offOpen();
     this.offAuth();
     clearInterval(this.clock);
-    if (this.conn.status === "open") this.follow(false);
+    if (this.conn.status === "ready") this.follow(false);
     this.root.remove();
   }
 }

@@ -18,7 +18,7 @@ import { chatLine, mergeBacklog } from "./chat.js";
 import { routeHash } from "./routes.js";
 import { botsOf } from "./bots.js";
 
-/** @typedef {import("./net.js").Connection} Connection */
+/** @typedef {import("./boardcast.js").Connection} Connection */
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const STEP_MS = 800;
@@ -107,9 +107,9 @@ export class ReplayView {
     this.chat.setNote("Messages show as the replay reaches them.");
     this.updateControls();
 
-    this.offMessage = conn.onMessage((m) => this.handle(m));
+    this.offMessage = conn.on("message", (m) => this.handle(m));
     this.lost = false;
-    this.offStatus = conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; });
+    this.offStatus = conn.on("status", (s) => { if (s === "reconnecting") this.lost = true; });
     this.offOpen = conn.onOpen(() => { if (this.lost) { this.lost = false; this.rewatch(); } });
     this.keyHandler = (/** @type {KeyboardEvent} */ e) => this.key(e);
     document.addEventListener("keydown", this.keyHandler);
@@ -372,7 +372,7 @@ export class ReplayView {
     document.removeEventListener("keydown", this.keyHandler);
     this.board?.destroy();
     this.chat.destroy();
-    if (this.conn.status === "open") this.conn.request({ type: "leave" }).catch(() => {});
+    if (this.conn.status === "ready") this.conn.request({ type: "leave" }).catch(() => {});
     this.root.remove();
   }
 }

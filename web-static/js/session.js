@@ -1,10 +1,12 @@
 // @ts-check
 /**
- * One game as this client knows it: the state document and its seq, kept
- * only from what the server sends (snapshot, then diffs in order). A gap in
- * seq or a lost connection resyncs with `join`/`watch` + `since`.
+ * One game as this page knows it, on the page's one connection: the state the client
+ * module's HeldState keeps (a snapshot, then diffs in seq order), and what the page adds
+ * around it (the seat it asks for again, the chat's backlog, names, being replaced by
+ * another page). A gap in seq or a lost connection resyncs with `join`/`watch` + `since`,
+ * on the connection's open before the commands it sends again (PROTOCOL section 21).
  */
-import { applyPatch, PatchError } from "./boardcast.js";
+import { HeldState, BoardcastError } from "./boardcast.js";
 import { ChatLog, chatLine, delayOf } from "./chat.js";
 import { hasSeats } from "./games.js";
 import { ServerClock } from "./clocks.js";
@@ -13,21 +15,8 @@ import { botsOf } from "./bots.js";
 /** How often a seated player asks again for a seat its own dropped connection still holds. */
 const SEAT_RETRIES = 30;
 
-/** @typedef {import("./net.js").Connection} Connection */
-/** @typedef {import("./net.js").Message} Message */
-
-/**
- * What to do with a diff, given the seq this client holds.
- * @param {number | null} known the seq of the held state, null before the first snapshot
- * @param {number} incoming the diff's seq
- * @returns {"wait" | "stale" | "apply" | "gap"}
- */
-export function classifyDiff(known, incoming) {
-  if (known === null) return "wait";
-  if (incoming <= known) return "stale";
-  if (incoming === known + 1) return "apply";
-  return "gap";
-}
+/** @typedef {import("./boardcast.js").Connection} Connection */
+/** @typedef {import("./boardcast.js").Message} Message */
 
 /**
  * @typedef {object} StateChange
@@ -71,16 +60,14 @@ export class GameSession {
     this.kind = null;
     /** @type {string | undefined} */
     this.you = undefined;
-    /** @type {any} */
-    this.state = null;
+    /** the state held (`seq`, `state`): the client module's, as any of its clients keeps it */
+    this.held = new HeldState();
     /** the server's time, corrected by the offset `joined`'s `now` gives (turn clocks, PROTOCOL section 17) */
     this.serverClock = new ServerClock();
     /** @type {{[seat: string]: number}} the seats bots play, with their levels (PROTOCOL section 18) */
     this.bots = {};
     /** @type {{initial: number, increment: number} | null} the game's turn clock, if it has one */
     this.clockOption = null;
-    /** @type {number | null} */
-    this.seq = null;
     this.players = 0;
     this.spectators = 0;
     /** the spectator delay in seconds, 0 for none (from `joined`) */
@@ -93,11 +80,26 @@ export class GameSession {
     /** @type {{[name: string]: Set<(arg: any) => void>}} */
     this.listeners = { change: new Set(), event: new Set(), presence: new Set(), joined: new Set(), hint: new Set(), fatal: new Set(), seat: new Set(), chat: new Set(), names: new Set(), left: new Set() };
     this.unsubscribe = [
-      conn.onMessage((m) => this.handle(m)),
-      conn.onStatus((s) => { if (s === "reconnecting") this.lost = true; }),
-      conn.onOpen(() => { if (this.lost) { this.lost = false; this.rejoin(); } }),
+      conn.on("message", (m) => this.handle(m)),
+      conn.on("status", (s) => { if (s === "reconnecting") this.lost = true; }),
+      // On the open connection, awaited: the commands it sends again follow the re-join.
+      conn.onOpen(() => {
+        if (!this.lost) return;
+        this.lost = false;
+        if (!this.resyncing) return this.rejoin(false, true);
+      }),
     ];
     if (!options.adopt) this.rejoin();
+  }
+
+  /** @type {any} the state held (null before the first snapshot) */
+  get state() {
+    return this.held.state ?? null;
+  }
+
+  /** @type {number | null} its seq */
+  get seq() {
+    return this.held.seq;
   }
 
   /**
@@ -171,9 +173,11 @@ export class GameSession {
   /**
    * Join (player) or watch (spectator) the game, with `since` when a state is held.
    * @param {boolean} [fresh] ask for a snapshot
+   * @param {boolean} [opening] from the connection's open hook: sent at once, before what waits
+   * @returns {Promise<void>} when it is answered (it never rejects)
    */
-  rejoin(fresh = false) {
-    if (this.closed || this.replaced) return;
+  rejoin(fresh = false, opening = false) {
+    if (this.closed || this.replaced) return Promise.resolve();
     clearTimeout(this.seatTimer);
     const body = this.joinBody();
     this.sent = body.type;
@@ -181,7 +185,7 @@ export class GameSession {
     if (seat) body.seat = seat;
     if (this.seq !== null && !fresh) body.since = this.seq;
     this.resyncing = true;
-    this.conn.request(body).then(
+    return (opening ? this.conn.exchange(body) : this.conn.request(body)).then(
       () => { this.resyncing = false; this.seatRetries = 0; this.chatSynced(); },
       (error) => {
         this.resyncing = false;
@@ -205,7 +209,7 @@ export class GameSession {
       if (this.seatRetries++ < SEAT_RETRIES) {
         this.emit("seat", { seat, held: true, attempt: this.seatRetries });
         // While disconnected, the reconnect joins again by itself.
-        this.seatTimer = window.setTimeout(() => { if (this.conn.status === "open") this.rejoin(fresh); },
+        this.seatTimer = window.setTimeout(() => { if (this.conn.status === "ready") this.rejoin(fresh); },
           Math.min(5000, 500 * 2 ** Math.min(this.seatRetries, 4)));
         return;
       }
@@ -215,7 +219,7 @@ export class GameSession {
     // A seat remembered from before a reload: the page we replaced may still hold
     // it for a moment, so ask once more; then it is someone else's: take a free one.
     if (this.seatRetries++ < 1) {
-      this.seatTimer = window.setTimeout(() => { if (this.conn.status === "open") this.rejoin(fresh); }, 1000);
+      this.seatTimer = window.setTimeout(() => { if (this.conn.status === "ready") this.rejoin(fresh); }, 1000);
       return;
     }
     this.seatRetries = 0;
@@ -250,11 +254,9 @@ export class GameSession {
         this.emit("joined", m);
         break;
       case "snapshot": {
-        const prev = this.state;
         this.kind = m.kind || this.kind;
-        this.state = m.state;
-        this.seq = m.seq;
-        this.emit("change", { prev, state: this.state, via: "snapshot", cause: null });
+        const change = this.held.snapshot(m);
+        this.emit("change", { prev: change.prev ?? null, state: change.state, via: "snapshot", cause: null });
         break;
       }
       case "diff":
@@ -275,7 +277,7 @@ export class GameSession {
         // by itself: two pages would take it from each other for ever.
         this.replaced = true;
         clearTimeout(this.seatTimer);
-        this.conn.dropGameCommands();
+        this.dropCommands();
         this.emit("left", m);
         break;
       case "hint":
@@ -314,7 +316,7 @@ export class GameSession {
   takeBack() {
     if (this.closed) return;
     this.replaced = false;
-    this.seq = null;
+    this.held.forget();
     this.rejoin(true);
   }
 
@@ -327,44 +329,51 @@ export class GameSession {
 
   /** @param {Message} m */
   applyDiff(m) {
-    switch (classifyDiff(this.seq, m.seq)) {
-      case "wait":
-      case "stale":
+    const result = this.held.diff(m);
+    switch (result.outcome) {
+      case "applied": {
+        const { prev, state, cause } = result.change;
+        this.emit("change", { prev: prev ?? null, state, via: "diff", cause });
         return;
+      }
       case "gap":
         // Something was missed: ask again from what we hold; the server sends the rest in order.
         if (!this.resyncing) this.rejoin();
         return;
-      case "apply":
-        break;
+      case "broken":
+        console.warn("diff did not apply, asking for a snapshot", m.seq, result.error.message);
+        this.held.forget();
+        this.rejoin(true);
+        return;
+      default:
+        return; // before the first snapshot, or a seq already held
     }
-    const prev = this.state;
-    try {
-      this.state = applyPatch(prev, m.ops);
-    } catch (e) {
-      if (!(e instanceof PatchError)) throw e;
-      console.warn("diff did not apply, asking for a snapshot", m.seq, e.message);
-      this.seq = null;
-      this.rejoin(true);
-      return;
-    }
-    this.seq = m.seq;
-    this.emit("change", { prev, state: this.state, via: "diff", cause: m.cause || null });
   }
 
   /**
-   * A game command; resolves with the ack, rejects with a ServerError.
-   * Sent again with the same id after a reconnect, since ids are applied at most once.
+   * A game command; resolves with the ack, rejects with the module's BoardcastError.
+   * Sent again with the same id after a reconnect, since ids are applied at most once; refused
+   * `stale` instead if, by then, the server has shown a newer state than the one it was
+   * chosen from (PROTOCOL section 21).
    * @param {Message} body
    */
   command(body) {
-    return this.conn.request(body, { resend: true });
+    const basedOn = this.seq;
+    const check = () => this.held.staleness(basedOn);
+    const refused = check();
+    if (refused) return Promise.reject(refused);
+    return this.conn.request(body, { resend: true, check });
+  }
+
+  /** Forgets the game commands still waiting for an answer (the game was left or taken over). */
+  dropCommands() {
+    this.conn.cancel((_, resend) => resend, new BoardcastError("cancelled", "left the game"));
   }
 
   close() {
     this.closed = true;
     clearTimeout(this.seatTimer);
-    this.conn.dropGameCommands();
+    this.dropCommands();
     for (const off of this.unsubscribe) off();
   }
 }

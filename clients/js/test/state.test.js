@@ -2,7 +2,7 @@
 // 4, 19, 21): the test plays the server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BoardcastClient, BoardcastError, applyPatch, backoffDelay, PatchError, SEND_BURST, SEND_RATE } from "../boardcast.js";
+import { BoardcastClient, BoardcastError, Connection, applyPatch, backoffDelay, PatchError, SEND_BURST, SEND_RATE } from "../boardcast.js";
 import { fakeSockets, FakeClock, settle } from "../test-support/fake.js";
 
 const NOW = "2026-11-28T00:00:00.000Z";
@@ -600,4 +600,60 @@ test("sends are paced under the server's frame limit: a burst, then SEND_RATE a 
   for (const [i, id] of ids.entries()) ws.receive({ type: "ack", id, seq: 4 + i });
   await settle();
   assert.ok((await Promise.all(taps)).every((r) => !(r instanceof Error)));
+});
+
+test("Connection (one socket shared): sign-in first, then the open hooks in order, a hook added while syncing included; re-sent commands after them", async () => {
+  const fake = fakeSockets();
+  const clock = new FakeClock();
+  const conn = new Connection("ws://boardcast.test/ws", { WebSocket: fake.WebSocket, clock, random: () => 0.5, token: () => "a.b.c" });
+  const order = [];
+  conn.onOpen(async (c) => {
+    order.push("game");
+    await c.exchange({ type: "join", game: "g1", token: "t" });
+  });
+  conn.onOpen(() => { order.push("auth-hook"); }, { first: true });
+  const command = conn.request({ type: "tap", target: "/stock" }, { resend: true });
+  await settle();
+  let ws = fake.current;
+  ws.open();
+  await settle();
+  // Signed in before any hook; nothing else goes out until the sign-in is answered.
+  assert.deepEqual(ws.sent.map((m) => m.type), ["auth"]);
+  assert.equal(conn.status, "syncing");
+  // A view shown during the sign-in adds its hook: it runs in this open too.
+  conn.onOpen((c) => { order.push("late"); c.request({ type: "list", follow: true }).catch(() => {}); });
+  ws.receive({ type: "ack", id: ws.last("auth").id });
+  await settle();
+  assert.deepEqual(order, ["auth-hook", "game"]);
+  assert.deepEqual(ws.sent.map((m) => m.type), ["auth", "join"], "the command waits for the hooks");
+  ws.receive({ type: "ack", id: ws.last("join").id });
+  await settle();
+  assert.deepEqual(order, ["auth-hook", "game", "late"]);
+  assert.equal(conn.status, "ready");
+  assert.deepEqual(ws.sent.map((m) => m.type), ["auth", "join", "tap", "list"]);
+  const tapID = ws.last("tap").id;
+
+  // Dropped before the tap is answered: on the next connection, sign-in, the re-join, then the tap with its id.
+  ws.drop();
+  await settle();
+  assert.equal(conn.status, "reconnecting");
+  clock.advance(1000);
+  await settle();
+  ws = fake.current;
+  ws.open();
+  await settle();
+  ws.receive({ type: "ack", id: ws.last("auth").id });
+  await settle();
+  ws.receive({ type: "ack", id: ws.last("join").id });
+  await settle();
+  assert.deepEqual(ws.sent.map((m) => m.type), ["auth", "join", "tap", "list"]);
+  assert.equal(ws.last("tap").id, tapID, "the same id");
+  ws.receive({ type: "ack", id: tapID, seq: 3 });
+  assert.equal((await command).seq, 3);
+
+  // cancel() refuses the waiting game commands it picks.
+  const waiting = conn.request({ type: "tap", target: "/stock" }, { resend: true });
+  conn.cancel((_, resend) => resend, new BoardcastError("cancelled", "left the game"));
+  await assert.rejects(waiting, (e) => e.code === "cancelled");
+  conn.close();
 });
