@@ -70,6 +70,34 @@ import Testing
         }
     }
 
+    @Test func aWriteReportedDoneIsCommittedEvenWhenTheCommitItselfFails() throws {
+        try withFreshPostgresDatabase { configuration in
+            let store = try PostgresGameStore(configuration: configuration)
+            defer { try? store.close() }
+            // A transaction that fails at its commit, after its statement has answered: what a
+            // server shut down between a write's answer and its commit does (the fault campaign's
+            // seed 257466397 found seq 1300 acked and never stored). A deferred trigger stands in
+            // for the shutdown, deterministically.
+            try PostgresAdmin.withSession(configuration) { session in
+                try session.query("""
+                    CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN RAISE EXCEPTION 'refused at commit'; END $$
+                    """)
+                try session.query("""
+                    CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON command
+                    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.game = 'doomed')
+                    EXECUTE FUNCTION refuse_at_commit()
+                    """)
+            }
+            let batch = StoreBatch(games: [klondikeGame("doomed", seq: 1)], commands: [dragCommand(game: "doomed", seq: 1)])
+            #expect(throws: StorageError.self) { try store.write(batch) }
+            #expect(try store.game(id: "doomed") == nil, "nothing of a failed write is stored")
+            // The connection is fine for the next write.
+            try store.write(StoreBatch(games: [klondikeGame("fine", seq: 1)], commands: [dragCommand(game: "fine", seq: 1)]))
+            #expect(try store.game(id: "fine")?.seq == 1)
+        }
+    }
+
     @Test func aServerThatIsNotThereIsUnreachable() throws {
         let nobody = PostgresStoreConfiguration(host: "127.0.0.1", port: 1, user: "postgres", password: "secret", database: "boardcast")
         do {

@@ -227,7 +227,12 @@ public final class PostgresGameStore: SharedGameStore {
                 \(chat.map(\.room))::text[], \(chat.map(\.by))::text[], \(chat.map(\.text))::text[],
                 \(chat.map(\.at))::float8[])
             """
-        let rows = try writer.withSession { try $0.query(query) }
+        // Between BEGIN and COMMIT, not alone: postgres-nio reports a statement done at its
+        // CommandComplete, and a statement outside a transaction commits only after that, at the
+        // Sync behind it. A server going down in between (a fast shutdown) rolls it back though
+        // the statement "succeeded": acked moves missing from the store, a hole no load gets past.
+        // A COMMIT's CommandComplete comes after the commit.
+        let rows = try writer.withSession { session in try session.transaction { try session.query(query) } }
         var refused: [String: WriteRefusal] = [:]
         for row in rows {
             let (game, refusal, owner, epoch) = try row.decode((String, String, String?, Int64?).self)
@@ -270,7 +275,8 @@ public final class PostgresGameStore: SharedGameStore {
     }
 
     public func claim(game: String, node: String, expectedEpoch: Int64) throws -> ClaimOutcome {
-        try read { session in
+        // In a transaction for the same reason as `write`: a claim reported done is committed.
+        try read { session in try session.transaction {
             // The WHERE is re-checked on the row's latest version after any lock wait (READ
             // COMMITTED), so of two claims at one epoch the second finds it moved and changes nothing.
             let claimed = try session.query("""
@@ -282,17 +288,17 @@ public final class PostgresGameStore: SharedGameStore {
             guard let current else { return .notFound }
             let (owner, epoch) = try current.decode((String?, Int64).self)
             return .lost(current: GameOwnership(node: owner, epoch: epoch))
-        }
+        } }
     }
 
     public func release(game: String, node: String, epoch: Int64) throws -> Bool {
-        try read { session in
+        try read { session in try session.transaction {
             let result = try session.query("""
                 UPDATE game SET owner = NULL, epoch = epoch + 1
                 WHERE id = \(game) AND owner = \(node) AND epoch = \(epoch)
                 """)
             return result.metadata.rows == 1
-        }
+        } }
     }
 
     // MARK: Decoding
