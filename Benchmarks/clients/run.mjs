@@ -11,7 +11,8 @@
 //    reached by then, and from the proxy letting it through to that state.
 //
 // With --swift BIN (the Swift boardcast-client), parts 1 and 3 are measured for BIN's `watch`
-// instead (CPU from /proc, states from its stdout lines), one process per spectator.
+// instead (CPU from /proc, states from its stdout lines), one process per spectator, and part 2
+// for client-memory, built beside BIN, which watches every game in one process.
 //
 //   node --expose-gc [--experimental-websocket] Benchmarks/clients/run.mjs [--swift BIN] [--quick]
 import { spawn } from "node:child_process";
@@ -114,7 +115,8 @@ const ms = (x) => `${x.toFixed(0)} ms`;
 
 async function main() {
   const data = tempDir("boardcast-client-bench-");
-  const server = await startServer({ data });
+  // The Swift probe watches GAMES + 1 games from one address: over the default per-address limit.
+  const server = await startServer({ data, extra: ["--max-connections-per-address", "1000"] });
   const load = os.loadavg().map((x) => x.toFixed(1)).join(" ");
   console.log(`clients benchmark: ${swift ? `Swift boardcast-client (${swift})` : `JavaScript module on Node ${process.version}`}; load ${load}`);
   try {
@@ -184,6 +186,25 @@ async function main() {
       client.close();
     } else if (!swift) {
       console.log("2. Memory per watched game: not measured (run node with --expose-gc)");
+    } else {
+      // The Swift client: client-memory, built beside BIN, watches every game in one process.
+      const probe = new URL(`file://${fs.realpathSync(swift)}`).pathname.replace(/[^/]*$/, "client-memory");
+      if (!fs.existsSync(probe)) {
+        console.log(`2. Memory per watched game: not measured (no ${probe}: swift build -c release --package-path clients/swift)`);
+      } else {
+        const games = [];
+        const creators = new BoardcastClient(server.url);
+        // One more than GAMES: the probe's first game pays for the runtime and is not counted.
+        for (let i = 0; i <= GAMES; i++) games.push((await creators.create("klondike", { seed: i })).game);
+        creators.close();
+        const child = spawn(probe, [server.url, ...games], { stdio: ["ignore", "pipe", "inherit"] });
+        let output = "";
+        child.stdout.on("data", (chunk) => (output += chunk));
+        const code = await new Promise((resolve) => child.on("exit", resolve));
+        if (code !== 0) throw new Error(`client-memory exited ${code}`);
+        const figures = JSON.parse(output.trim().split("\n").pop());
+        console.log(`2. Memory per watched game: ${(figures.residentPerGame / 1024).toFixed(1)} KiB resident (${figures.games} Klondike games, one session and WebSocket each, one process)`);
+      }
     }
 
     // ---- 3. Reconnect to caught up after a 5 s outage at 10 moves/s

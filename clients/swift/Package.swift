@@ -31,6 +31,12 @@ let package = Package(
             dependencies: ["BoardcastClient"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // What a watched game costs in memory, for Benchmarks/clients/run.mjs; not a product.
+        .executableTarget(
+            name: "client-memory",
+            dependencies: ["BoardcastClient"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "BoardcastClientTests",
             dependencies: ["BoardcastClient"],
