@@ -182,8 +182,8 @@ func benchKlondike() -> Figures {
 // MARK: - Through the game interface
 
 /// A command erased as the realtime layer keeps it (`GameCommand`).
-struct ErasedCommand {
-    let base: any Sendable & Equatable
+struct HeldCommand {
+    let base: ErasedCommand
 }
 
 /// A game held as the realtime layer holds it (`AnyGame.apply`): the erased command goes to the
@@ -191,7 +191,7 @@ struct ErasedCommand {
 struct HeldGame {
     var base: any Game
 
-    mutating func apply(_ command: ErasedCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
+    mutating func apply(_ command: HeldCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
         base.apply(erased: command.base, context: context)
     }
 }
@@ -205,14 +205,14 @@ struct Message {
 /// Reads a message as the server does (`GameCatalog.parse`): the kind's type from the catalog,
 /// the type checked to be a generic gesture or one of its `commandTypes`, the command read by
 /// the game and erased.
-func readErased(kind: String, _ message: Message) -> ErasedCommand {
+func readErased(kind: String, _ message: Message) -> HeldCommand {
     guard let game = GameCatalog.standard.game(named: kind),
           ["tap", "double-tap", "drag", "reset", "undo"].contains(message.type) || game.commandTypes.contains(message.type) else {
         fatalError("\(kind) does not read \(message.type)")
     }
-    func open<G: Game>(_ game: G.Type) -> ErasedCommand {
+    func open<G: Game>(_ game: G.Type) -> HeldCommand {
         do {
-            return ErasedCommand(base: try game.read(message.type, message.json).command)
+            return HeldCommand(base: CommandBox(try game.read(message.type, message.json).command))
         } catch {
             fatalError("\(kind) refused \(message.json.encoded): \(error)")
         }
@@ -270,11 +270,11 @@ func planeMessage(_ command: PlaneCommand) -> Message {
 /// Replays `messages` on a game made from `options` through the interface; `readInLoop` reads
 /// every message in the timed loop, otherwise the commands are read (and checked equal to the
 /// script's) beforehand.
-func measureInterface<C: Equatable>(_ name: String, kind: String, options: JSON, script: [C],
+func measureInterface<C: Sendable & Equatable>(_ name: String, kind: String, options: JSON, script: [C],
                                     messages: [Message], contexts: [MoveContext], readInLoop: Bool) -> Figures {
     guard let type = GameCatalog.standard.game(named: kind) else { fatalError("no \(kind) in the catalog") }
     let commands = messages.map { readErased(kind: kind, $0) }
-    for (i, command) in commands.enumerated() where (command.base as? C) != script[i] {
+    for (i, command) in commands.enumerated() where (command.base as? CommandBox<C>)?.command != script[i] {
         fatalError("\(kind): message \(messages[i].json.encoded) reads as another command than the script's")
     }
     return measure(name, mix: readInLoop ? "read each message in the loop" : "commands read beforehand") {

@@ -53,7 +53,7 @@ public protocol Game: Sendable, Equatable {
     /// `apply` for a command the server holds erased: refused as `bad-request` when it is
     /// another game's. Not for games to write: the default is specialised for each game, so
     /// the realtime layer's call costs no generic dispatch.
-    mutating func apply(erased command: any Sendable & Equatable, context: MoveContext) -> Result<GameOutcome, GameError>
+    mutating func apply(erased command: ErasedCommand, context: MoveContext) -> Result<GameOutcome, GameError>
 }
 
 extension Game {
@@ -66,8 +66,8 @@ extension Game {
     public var isOver: Bool { status.phase == .over }
 
     @inlinable
-    public mutating func apply(erased command: any Sendable & Equatable, context: MoveContext) -> Result<GameOutcome, GameError> {
-        guard let typed = command as? Command else {
+    public mutating func apply(erased command: ErasedCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
+        guard let typed = command.unboxed(as: Command.self) else {
             return .failure(.badRequest("wrong-kind", "that command belongs to another kind of game"))
         }
         return apply(typed, context: context)

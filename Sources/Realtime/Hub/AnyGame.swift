@@ -2,15 +2,11 @@ import Core
 
 /// A command of some game, read from its message: the game that reads it applies it.
 struct GameCommand: Sendable, Equatable {
-    let base: any Sendable & Equatable
+    let base: ErasedCommand
 
-    init(_ base: some Sendable & Equatable) { self.base = base }
+    init(_ base: some Sendable & Equatable) { self.base = CommandBox(base) }
 
     static func == (a: GameCommand, b: GameCommand) -> Bool { a.base.isEqual(to: b.base) }
-}
-
-extension Equatable {
-    fileprivate func isEqual(to other: any Equatable) -> Bool { (other as? Self) == self }
 }
 
 /// A game command with the two JSON forms the server keeps of it.
@@ -34,8 +30,8 @@ struct ParsedGesture: Sendable, Equatable {
         stored = issued.stored
     }
 
-    func typed<C>(as type: C.Type) -> ReadCommand<C>? {
-        guard let command = command.base as? C else { return nil }
+    func typed<C: Sendable & Equatable>(as type: C.Type) -> ReadCommand<C>? {
+        guard let command = command.base.unboxed(as: C.self) else { return nil }
         return ReadCommand(command, cause: cause, stored: stored)
     }
 }
@@ -160,7 +156,7 @@ struct AnyGame: Sendable, Equatable {
     // MARK: Applying
 
     mutating func apply(_ command: GameCommand, context: MoveContext) -> Result<GameOutcome, GameError> {
-        if command.base is ClockResume {
+        if command.base.unboxed(as: ClockResume.self) != nil {
             guard var clock, clock.running != nil else { return .failure(.illegal("no-clock", "no clock is running")) }
             let ops = clock.resume(at: context.time)
             self.clock = clock
