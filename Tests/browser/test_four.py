@@ -614,6 +614,17 @@ FOUR_LOGIC_JS = """
   seated.rejoin();
   check('four join asks for its seat', sent[0].seat === 'p2' && sent[0].since === 3 && sent[0].token === 't');
   seated.close();
+  // A move chosen from a board the server has moved past (a diff after a gap showed it) is not
+  // sent: the client module refuses it `stale` (PROTOCOL section 21), and the page says so plainly.
+  const gapped = new GameSession(fake, { game: 'g', token: 't', role: 'player', adopt: true });
+  gapped.handle({ type: 'snapshot', game: 'g', kind: 'four', seq: 3, state: { columns: [] } });
+  gapped.handle({ type: 'diff', game: 'g', seq: 5, ops: [] });
+  const beforeTap = sent.length;
+  let refused = null;
+  await gapped.command({ type: 'tap', target: '/columns/0' }).catch((e) => { refused = e.code; });
+  check('a move from before a gap is refused stale, not sent', refused === 'stale' && sent.length === beforeTap
+    && gapped.seq === 3 && sent[sent.length - 1].type === 'join' && sent[sent.length - 1].since === 3);
+  gapped.close();
 """
 
 

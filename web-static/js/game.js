@@ -524,7 +524,9 @@ export class GameView {
   /** A game command; errors other than illegal moves are shown. @param {any} message */
   command(message) {
     return this.session.command(message).catch((error) => {
-      if (error.code !== "illegal-move" && error.code !== "cancelled") toast(error.message || error.code, "error");
+      // `stale`: the board moved on under the gesture (the client module refused to send it); say so plainly.
+      if (error.code === "stale") toast("The board changed before your move went out. Look again and play.", "error");
+      else if (error.code !== "illegal-move" && error.code !== "cancelled") toast(error.message || error.code, "error");
       throw error;
     });
   }
