@@ -134,4 +134,40 @@ import Testing
         #expect(link.seenByLostMembers[5] == 4, "it goes on through the owner from what it saw, not from the copy's seq 2")
         #expect(late.take(5).isEmpty)
     }
+
+    /// Found tracing the 30-minute campaign's spectator gap (seed 257466397, after the write fix):
+    /// a node whose write failed was rebuilding its game, its members held, when it learned
+    /// another node owns the game. The members were carried over, but the rebuild's hold on them
+    /// was never let go, so anything they sent this node afterwards waited for good.
+    @Test func membersHeldByARebuildGoOnThroughTheGamesNewOwner() throws {
+        var config = Hub.Config(games: .standard)
+        config.sharedStoreNode = "n1"
+        let harness = HubHarness(config: config)
+        let link = StandInLink()
+        harness.hub.attach(link)
+        harness.open(1)
+        harness.open(2)
+        let (game, _) = harness.createKlondike(1)
+        harness.send(1, #"{"type":"tap","target":"/stock"}"#)
+        harness.send(2, #"{"type":"watch","game":"\#(game)"}"#)
+        _ = harness.take(1)
+        _ = harness.take(2)
+        harness.autoCommit = false
+        harness.hangWrites = true
+        harness.send(1, #"{"type":"tap","target":"/stock","id":"lost"}"#)
+        harness.autoRead = false  // storage is down: the rebuild's load waits
+        harness.run(.storageFailed(harness.lastTicket...harness.lastTicket, reason: "connection lost"))
+        #expect(harness.hub.sessions.wait(of: 2) == .rewind(game), "held while the game is rebuilt")
+
+        link.asks = [.verifyOwnership]
+        harness.run(.tick)
+        let check = try #require(harness.pendingReads.compactMap { read -> UInt64? in
+            if case .ownerships(let token, _) = read { return token } else { return nil }
+        }.first)
+        harness.run(.read(.ownerships(token: check, [game: GameOwnership(node: "n2", epoch: 2)])))
+        #expect(link.seenByLostMembers[2] == 1, "the spectator goes on through the new owner from seq 1")
+        #expect(link.seenByLostMembers[1] == 1, "so does the player")
+        #expect(harness.hub.sessions.wait(of: 1) == nil && harness.hub.sessions.wait(of: 2) == nil,
+                "nothing holds them here any more")
+    }
 }

@@ -85,8 +85,9 @@ final class Durability {
     /// A game handed to another node: what it still owed its members waits for writes the
     /// store will refuse, so it is dropped, and the requests among it are answered `unavailable`
     /// (their clients send them again, to the new owner). Returns the connections whose join or
-    /// watch was cut short: told so, they are no members to carry over.
-    func abandon(_ room: GameRoom, into effects: inout Effects) -> Set<ConnectionID> {
+    /// watch was cut short (told so, they are no members to carry over), and those a rebuild of
+    /// the game held, whose requests may go on now (to the new owner).
+    func abandon(_ room: GameRoom, into effects: inout Effects) -> (cutShort: Set<ConnectionID>, released: [ConnectionID]) {
         var unanswered: [UnsentAck] = []
         var markers: [(ConnectionID, UInt64)] = []
         for output in room.discardOutput(fromTicket: committed + 1) {
@@ -108,10 +109,15 @@ final class Durability {
             }
         }
         waitingRooms[ObjectIdentifier(room)] = nil
-        rewinding[room.id] = nil
+        // A rebuild in progress is moot: the game is another node's. Its members and waiters are
+        // held no longer (as `settle` lets them go), or their later requests would wait for good.
+        var released: [ConnectionID] = []
+        if let rewind = rewinding.removeValue(forKey: room.id) {
+            released = (rewind.members + rewind.waiters).filter { sessions.endWait($0, .rewind(room.id)) }
+        }
         let cutShort = refuseHandedOver(unanswered, stored: room.releasedSeq, into: &effects)
         sendMarkers(markers, into: &effects)
-        return cutShort
+        return (cutShort, released)
     }
 
     /// Other nodes' forwarded requests are answered in full (what was owed was sent or refused).

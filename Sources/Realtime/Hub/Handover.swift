@@ -163,7 +163,8 @@ final class Handover {
         // What it still owed its members is refused first: a join whose answer is dropped is no
         // member to carry over (it would get diffs with no `joined`, below its own `since`).
         // So is a member whose own join, waiting for this very check, takes it there itself.
-        let cutShort = cutShort.union(durability.abandon(room, into: &effects))
+        let abandoned = durability.abandon(room, into: &effects)
+        let cutShort = cutShort.union(abandoned.cutShort)
             .union(doubting.filter { sessions.wait(of: $0) == .ownerCheck(room.id) })
         var members: [(ConnectionID, JSON, Int)] = []
         let everyone = sessions.members(of: room)
@@ -188,12 +189,12 @@ final class Handover {
             for (id, _, _) in members {
                 effects.append(.close(id, code: 1012, reason: "this game moved to another server: reconnect with since"))
             }
-            return cutShort.sorted()
+            return cutShort.union(abandoned.released).sorted()
         }
         for request in link.lost(room.id, to: owner, members: members, now: now, into: &effects) {
             if case .takeOver(let game) = request { takeOver(game, now: now, into: &effects) }
         }
         // Their held requests go on (routed to the new owner).
-        return cutShort.sorted()
+        return cutShort.union(abandoned.released).sorted()
     }
 }
