@@ -73,7 +73,10 @@ final class RemoteFeeds {
             return outcome
         case .diff(let seq):
             if staleJoins.contains(id) { return ReplyOutcome(deliver: false) }
-            guard let membership = memberships[id] else { return ReplyOutcome(deliver: true) }
+            // A diff follows the `joined` that made the connection a member. Without a membership
+            // it answers a catch-up given up (the game came to this node since, or the member left):
+            // the client has that seq from elsewhere, or is in no game of that owner.
+            guard let membership = memberships[id] else { return ReplyOutcome(deliver: false) }
             // A catch-up not asked by its client (one sent again, answered in turn) never
             // repeats what the feed passed it.
             let seen = forwards[id]?.silent != false ? self.seen(by: membership) : membership.seq
@@ -104,7 +107,8 @@ final class RemoteFeeds {
             }
             return ReplyOutcome(deliver: true)
         case .plain:
-            return ReplyOutcome(deliver: !staleJoins.contains(id))
+            // The same holds for the rest of such a reply (its events, its snapshot).
+            return ReplyOutcome(deliver: !staleJoins.contains(id) && (memberships[id] != nil || forwards[id] != nil))
         }
     }
 

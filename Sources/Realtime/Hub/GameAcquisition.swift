@@ -27,7 +27,12 @@ extension GameLoader {
                     switch load(game, from: store, games: games, windowSize: windowSize, asOf: asOf) {
                     case .loaded(let loaded): return .loaded(loaded, mine)
                     case .notFound: return .notFound
-                    case .failed(let why): return .failed(why)
+                    case .failed(let why):
+                        // Another node may have claimed the game while this one read it (a slow
+                        // load: the replay went past the row read first). Then the game is
+                        // that node's, and this node's members go on through it.
+                        if let now = try? store.ownership(of: game), now != mine { return .ownedBy(now) }
+                        return .failed(why)
                     }
                 case .lost(let now):
                     current = now

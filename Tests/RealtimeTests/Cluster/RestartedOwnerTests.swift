@@ -5,10 +5,6 @@ import Testing
 /// A member whose game's owner restarted, on a store shared by the nodes: the new incarnation owns
 /// nothing, so the member's node asks the store who does before catching the member up.
 @Suite struct RestartedOwnerTests {
-    private func request(_ message: JSON) -> ClientRequest? {
-        if case .request(let request) = ClientMessageParser.parse(message: message, games: .noGameCommands) { request } else { nil }
-    }
-
     private func forwards(_ effects: Effects, to node: String) -> [JSON] {
         effects.actions.compactMap { action -> JSON? in
             guard case .send(node, .forward(_, _, _, _, let message))? = action.clusterAction else { return nil }
@@ -20,19 +16,14 @@ import Testing
     /// lease; node b saw it die and took its game over; this node saw only the restart, and caught
     /// its spectator up through the restarted node, which never answered, while b's diffs passed.
     @Test func aMemberWhoseOwnerRestartedCatchesUpThroughTheOwnerTheStoreNames() throws {
-        var now = Instant(monotonic: 100, unixTime: 1_700_000_000)
-        let sessions = SessionTable()
-        let machine = ClusterMachine(identity: ClusterIdentity(node: "c", code: "", leaseSeconds: 3),
-                                     sessions: sessions, sharesStore: true)
+        let game = "8xmk4ylw"
+        let settled = SettledMachine(node: "c", alive: ["a": "1", "b": "1", "c": "1"])
+        let (machine, sessions) = (settled.machine, settled.sessions)
+        var now = settled.now
         var effects = Effects()
-        let game = "8xmk4ylw", alive = ["a": "1", "b": "1", "c": "1"]
-        _ = machine.receive(.link(up: true), now: now, into: &effects)
-        _ = machine.receive(.view(codes: [:], alive: alive, lobbies: [:]), now: now, into: &effects)
-        now += NodeDirectory.settling
-        _ = machine.receive(.view(codes: [:], alive: alive, lobbies: [:]), now: now, into: &effects)
         machine.learned(game, owner: GameOwnership(node: "a", epoch: 1), now: now, into: &effects)
         sessions.open(7, address: .unknown, now: now)
-        let watch = try #require(request(.object(["type": "watch", "game": .string(game)])))
+        let watch = try #require(SettledMachine.request(.object(["type": "watch", "game": .string(game)])))
         #expect(machine.route(7, watch, now: now, into: &effects) == .elsewhere)
         for event: ClusterEvent in [
             .subscribed(game: game),
