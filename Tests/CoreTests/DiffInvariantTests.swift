@@ -45,7 +45,7 @@ import JSONPatchCheck
 
     // MARK: Plane
 
-    static let planeSeeds: [UInt64] = Array(1...100)
+    static let planeSeeds: [UInt64] = Array(1...UInt64(SampleCount.of(100)))
     static let planeGesturesPerSeed = 200
 
     @Test(arguments: [0, 1, 2, 3])
@@ -72,7 +72,7 @@ import JSONPatchCheck
             }
         }
         // The generator must exercise both sides, or the test proves little.
-        #expect(accepted > 2000 && refused > 500, "accepted \(accepted), refused \(refused)")
+        #expect(accepted > SampleCount.of(2000) && refused > SampleCount.of(500), "accepted \(accepted), refused \(refused)")
     }
 
     static func checkPlaneShape(_ plane: Plane, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
@@ -93,7 +93,7 @@ import JSONPatchCheck
 extension DiffInvariantTests {
     // MARK: Klondike
 
-    static let klondikeSeeds: [UInt64] = Array(1...200)
+    static let klondikeSeeds: [UInt64] = Array(1...UInt64(SampleCount.of(200)))
     static let klondikeGesturesPerSeed = 200
 
     @Test(arguments: [0, 1, 2, 3])
@@ -122,8 +122,8 @@ extension DiffInvariantTests {
             cardsHome += mostHome
         }
         // Games must really be played, not just refused, for the test to mean much.
-        #expect(accepted > 4000 && refused > 400, "accepted \(accepted), refused \(refused)")
-        #expect(cardsHome > 50 * 8, "at best only \(cardsHome) cards reached foundations in 50 games")
+        #expect(accepted > SampleCount.of(4000) && refused > SampleCount.of(400), "accepted \(accepted), refused \(refused)")
+        #expect(cardsHome > SampleCount.of(50 * 8), "at best only \(cardsHome) cards reached foundations in \(Self.klondikeSeeds.count / 4) games")
     }
 
     /// Face-down cards stay hidden: the stock shows only `??`; each tableau pile

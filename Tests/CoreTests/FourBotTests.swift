@@ -205,7 +205,7 @@ import Testing
         // Checked against the independent `safe` and `threats` at every position of 100 random games.
         var rng = SplitMix64(seed: 77)
         var checked = 0
-        for _ in 0..<100 {
+        for _ in 0..<SampleCount.of(100) {
             var moves = ""
             var p = FourPosition(columns: [], toMove: 0)
             while !Self.playable(p).isEmpty {
@@ -228,7 +228,7 @@ import Testing
                 moves += String(next)
             }
         }
-        #expect(checked > 1_000)
+        #expect(checked > SampleCount.of(1_000))
     }
 
     // MARK: Level 3
@@ -261,7 +261,7 @@ import Testing
     }
 
     @Test func levelThreeMovingFirstBeatsARandomPlayerEveryTime() {
-        for seed in 0..<50 as Range<UInt64> {
+        for seed in 0..<UInt64(SampleCount.of(50)) {
             var rng = SplitMix64(seed: seed)
             let (winner, moves) = Self.game({ Self.bot(3, $0, seed: 0) }, { Self.randomColumn($0, &rng) })
             #expect(winner == 0, "game \(seed): \(moves)")
@@ -284,10 +284,10 @@ import Testing
     }
 
     @Test func levelThreeNeverLosesToLevelTwo() {
-        Self.neverLoses(to: 2, seeds: 100..<150)
+        Self.neverLoses(to: 2, seeds: 100..<UInt64(100 + SampleCount.of(50)))
     }
 
     @Test func levelThreeNeverLosesToLevelOne() {
-        Self.neverLoses(to: 1, seeds: 200..<250)
+        Self.neverLoses(to: 1, seeds: 200..<UInt64(200 + SampleCount.of(50)))
     }
 }
