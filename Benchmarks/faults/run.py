@@ -4,7 +4,8 @@ every game's history checked against what every client saw.
 
   python3 Benchmarks/faults/run.py --minutes N [--seed S] [--games G] [--server PATH] [--logs DIR]
 
-Hosts of their own (network namespaces, Tests/e2e/netns_hosts.py, prefix `bcf`, 10.78.0.0/24):
+Hosts of their own (network namespaces, Tests/e2e/netns_hosts.py, prefix `bcf`, 10.78.0.0/24, or
+the next free subnet while another run holds that one):
 three nodes n1 n2 n3 (`--lease 3`, one Redis, one PostgreSQL store), `redis`, `pg`, and `cl`,
 the client host every connection is made from. Clients play and watch G games (default 15:
 four in a row with its two players on different nodes, Klondike and Plane with two players
@@ -603,21 +604,6 @@ def main() -> int:
     if why:
         print(f"skipped: {why}")
         return 2
-    # One campaign at a time on a machine: a second one's clean-up would remove the first's hosts.
-    import fcntl
-    lock = open("/run/lock/boardcast-faults.lock", "w")
-    waited = time.monotonic()
-    while True:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            if time.monotonic() - waited > 1800:
-                print("not run: another fault campaign has held this machine for 30 minutes")
-                return 2
-            if time.monotonic() - waited < 1:
-                log("waiting for another fault campaign on this machine to end")
-            time.sleep(2)
     budget = args.minutes * 60 + 360
 
     def on_signal(signum, frame):

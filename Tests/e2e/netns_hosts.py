@@ -12,7 +12,9 @@ Every process started in a host (`Hosts.spawn`) gets SIGKILL when the thread tha
 dies (`setpriv --pdeathsig KILL`, also where the user changes), so spawn from a thread that
 lives as long as the process should (the main thread); and at the start and the end every
 namespace of this prefix and subnet is emptied (its pids killed) and deleted, leftovers of a
-killed run included.
+killed run included. The subnet is held under a lock while a `Hosts` lives: a second run on the
+same machine (two copies of the test command side by side) takes the next free subnet instead of
+cleaning up the first one's hosts.
 
     with Hosts(["infra", "n1", "cl"]) as hosts:
         redis = RedisHost(hosts, "infra").start()
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import shutil
 import signal
@@ -35,6 +38,8 @@ import time
 from e2e_server import WEB_DIR, ServerProcess
 
 CLONE_NEWNET = 0x40000000
+LOCK_DIR = "/run/lock"
+SUBNETS_TRIED = 8  # from the preferred subnet up: room for copies of the suites side by side
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.setns.argtypes = (ctypes.c_int, ctypes.c_int)
 
@@ -99,29 +104,66 @@ class Hosts:
     """A switch namespace and one namespace per host; a context manager that cleans up."""
 
     def __init__(self, names: list[str], prefix: str = "bcp", subnet: int = 77):
-        assert 1 <= subnet <= 254 and len(names) <= 200 and len(set(names)) == len(names)
+        assert 1 <= subnet <= 254 - SUBNETS_TRIED and len(names) <= 200 and len(set(names)) == len(names)
         self.names = list(names)
-        self.prefix, self.subnet = prefix, subnet
-        self.tag = f"{prefix}{subnet}-"
-        self.switch = f"{self.tag}sw"
-        self._addr = {name: f"10.{subnet}.0.{10 + i}" for i, name in enumerate(names)}
+        self.prefix, self.preferred_subnet = prefix, subnet
         self._port = {name: f"p{i}-{name}"[:15] for i, name in enumerate(names)}
         self.rules: list[str] = []
         self._guarded = False
+        self._lock = None
+        self._use_subnet(subnet)
+
+    def _use_subnet(self, subnet: int) -> None:
+        self.subnet = subnet
+        self.tag = f"{self.prefix}{subnet}-"
+        self.switch = f"{self.tag}sw"
+        self._addr = {name: f"10.{subnet}.0.{10 + i}" for i, name in enumerate(self.names)}
 
     # -- life cycle ---------------------------------------------------------
 
+    def _claim_subnet(self) -> None:
+        """Holds a lock on a subnet of our own: the preferred one, or the next free one.
+
+        Two copies of the test command on one machine (or a long campaign beside one) would
+        otherwise share a subnet, and each one's clean-up would kill the other's hosts. The lock
+        (flock, so a killed holder releases it) makes the subnet, its namespaces and its guard
+        route ours until `cleanup`. A subnet with a route of the machine's own in it is skipped.
+        """
+        os.makedirs(LOCK_DIR, exist_ok=True)
+        for subnet in range(self.preferred_subnet, self.preferred_subnet + SUBNETS_TRIED):
+            lock = open(os.path.join(LOCK_DIR, f"boardcast-netns-10.{subnet}.lock"), "w")
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.close()
+                continue
+            foreign = [line for line in _run(["ip", "-4", "route", "show", "root", f"10.{subnet}.0.0/16"],
+                                             check=False).stdout.splitlines()
+                       if line.strip() and not line.startswith("unreachable ")]
+            if foreign:
+                lock.close()
+                continue
+            self._lock = lock
+            self._use_subnet(subnet)
+            return
+        raise RuntimeError(f"no free subnet among 10.{self.preferred_subnet}-"
+                           f"{self.preferred_subnet + SUBNETS_TRIED - 1}.0.0/16: other runs hold them all")
+
     def __enter__(self) -> "Hosts":
+        self._claim_subnet()
         self.cleanup()
         try:
             self._make()
         except BaseException:
-            self.cleanup()
+            self.__exit__()
             raise
         return self
 
     def __exit__(self, *exc) -> None:
         self.cleanup()
+        if self._lock is not None:
+            self._lock.close()  # the subnet is free for the next run
+            self._lock = None
 
     def namespace(self, name: str) -> str:
         assert name in self._addr, f"no host {name!r} (hosts: {self.names})"
