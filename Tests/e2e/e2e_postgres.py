@@ -38,6 +38,7 @@ class Postgres:
         self.data = os.path.join(self.root, "data")
         self.port = _free_port()
         self.proc: subprocess.Popen | None = None
+        self.started = False
         self.as_root = os.geteuid() == 0
         if self.as_root:
             shutil.chown(self.root, "postgres", "postgres")
@@ -51,19 +52,30 @@ class Postgres:
         return self
 
     def start(self) -> "Postgres":
-        self.proc = subprocess.Popen(
-            self._run_as([_bin("postgres"), "-D", self.data, "-p", str(self.port), "-k", self.root,
-                          "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "max_connections=200"]),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            ready = subprocess.run([_bin("pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), "-q"])
-            if ready.returncode == 0:
-                return self
-            if self.proc.poll() is not None:
+        """Starts the server; a first start whose port another process took meanwhile (a probed
+        free port is free only when probed: a copy of the suites beside this one may bind it)
+        moves to another port. Readiness is asked over this server's own Unix socket, so another
+        server on the port cannot pass for it."""
+        for attempt in range(5):
+            self.proc = subprocess.Popen(
+                self._run_as([_bin("postgres"), "-D", self.data, "-p", str(self.port), "-k", self.root,
+                              "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "max_connections=200"]),
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                ready = subprocess.run([_bin("pg_isready"), "-h", self.root, "-p", str(self.port), "-q"])
+                if ready.returncode == 0 and self.proc.poll() is None:
+                    self.started = True
+                    return self
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            else:
+                raise AssertionError("postgres did not become ready in 30 s")
+            if self.started:  # a restart keeps its port: the URLs handed out name it
                 raise AssertionError("postgres exited at start")
-            time.sleep(0.1)
-        raise AssertionError("postgres did not become ready in 30 s")
+            self.port = _free_port()
+        raise AssertionError("postgres exited at start, on five ports")
 
     def _postmaster(self) -> int | None:
         """The postmaster's pid (runuser, in front of it, does not pass signals on)."""
