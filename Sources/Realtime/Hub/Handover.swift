@@ -89,7 +89,27 @@ final class Handover {
     private func askOwner(of room: GameRoom, into effects: inout Effects) {
         room.ownershipDoubtedAt = room.seq
         checking.insert(room.id)
-        effects.append(.read(.ownerships(token: pending.issue(.ownershipCheck), games: [room.id])))
+        ask([room.id], into: &effects)
+    }
+
+    private func ask(_ games: [String], into effects: inout Effects) {
+        effects.append(.read(.ownerships(token: pending.issue(.ownershipCheck(games: games)), games: games)))
+    }
+
+    /// Games served here whose owner a check could not learn (the store failed during it). Until
+    /// the store says, another node may hold one of them (this node's lease ran out): its copy here
+    /// would go on answering joins and watches with a history that stopped, and its members here
+    /// would never hear the new owner's moves. So each tick asks again while the store answers.
+    private var unverified: Set<String> = []
+    private var askedAgain = false
+
+    /// Asks the store again about the games a check could not learn the owner of.
+    func askAgain(into effects: inout Effects) {
+        guard !askedAgain, !unverified.isEmpty else { return }
+        unverified = unverified.filter { rooms[$0] != nil }
+        guard !unverified.isEmpty else { return }
+        askedAgain = true
+        ask(unverified.sorted(), into: &effects)
     }
 
     /// Claims a game whose owner is gone, for its members here.
@@ -130,13 +150,21 @@ final class Handover {
     func verify(into effects: inout Effects) {
         let games = rooms.all.map(\.id).sorted()
         guard !games.isEmpty else { return }
-        let token = pending.issue(.ownershipCheck)
-        effects.append(.read(.ownerships(token: token, games: games)))
+        ask(games, into: &effects)
     }
 
-    /// The store's answer: every game here that another node holds now is handed over, and the
-    /// joins that waited for it go on (to the new owner, or answered here).
-    func verified(_ owners: [String: GameOwnership], now: Instant, into effects: inout Effects) -> [ConnectionID] {
+    /// The store's answer about the games `asked`: every game here that another node holds now is
+    /// handed over, and the joins that waited for it go on (to the new owner, or answered here).
+    /// The games it could not be asked about (`unchecked`) are asked about again (`askAgain`).
+    func verified(_ owners: [String: GameOwnership], asked: [String], unchecked: [String], now: Instant,
+                  into effects: inout Effects) -> [ConnectionID] {
+        askedAgain = false
+        unverified.subtract(asked)
+        unverified.formUnion(unchecked.filter { rooms[$0] != nil })
+        if !unchecked.isEmpty {
+            effects.log(.warning, "the store could not say who owns some games served here: asked again while it answers",
+                        ["games": "\(unchecked.count)"])
+        }
         var resumable: [ConnectionID] = []
         for room in rooms.all.sorted(by: { $0.id < $1.id }) {
             guard let owner = owners[room.id], owner != GameOwnership(node: node, epoch: room.epoch) else { continue }

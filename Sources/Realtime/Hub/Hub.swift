@@ -284,9 +284,10 @@ public final class Hub {
         case .acquired(let game, let acquisition):
             guard let handover else { return }
             resume(handover.acquired(game, acquisition, now: now, into: &effects), now: now, into: &effects)
-        case .ownerships(let token, let owners):
-            guard case .ownershipCheck? = pending.take(token), let handover else { return }
-            resume(handover.verified(owners, now: now, into: &effects), now: now, into: &effects)
+        case .ownerships(let token, let owners, let unchecked):
+            guard case .ownershipCheck(let asked)? = pending.take(token), let handover else { return }
+            resume(handover.verified(owners, asked: asked, unchecked: unchecked, now: now, into: &effects),
+                   now: now, into: &effects)
         }
     }
 
@@ -344,6 +345,7 @@ public final class Hub {
             handover?.rested(room, into: &effects)
         }
         durability.retryRebuilds(now: now, into: &effects)
+        if storeRefusal == nil { handover?.askAgain(into: &effects) }
         admission.touches.sweep(now: now, into: &effects)
         solver.refill(now: now, into: &effects)
         if let link { carryOut(link.tick(now: now, lobby: lobby.ownEntries, into: &effects), now: now, into: &effects) }

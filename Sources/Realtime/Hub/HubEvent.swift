@@ -35,6 +35,7 @@ enum StorageAnswer: Sendable {
     case listing(token: UInt64, games: [StoredGame]?)
     case chat(token: UInt64, lines: [StoredChat])
     case acquired(game: String, Acquisition)
-    /// Owners of the games asked about (a game missing from the answer is no longer stored).
-    case ownerships(token: UInt64, [String: GameOwnership])
+    /// Owners of the games asked about (a game missing from the answer is no longer stored),
+    /// and the games the store could not be asked about (it failed on the way).
+    case ownerships(token: UInt64, [String: GameOwnership], unchecked: [String] = [])
 }

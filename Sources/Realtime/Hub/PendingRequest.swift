@@ -16,8 +16,8 @@ enum PendingRequest {
     case hint(PositionKey, askers: [HintWaiter])
     /// A bot of this seat thinking of its move.
     case bot(GameRoom, seat: String)
-    /// Which of this node's live games it still owns (a shared store, after its lease ran out).
-    case ownershipCheck
+    /// Which of these live games this node still owns (a shared store, after its lease ran out).
+    case ownershipCheck(games: [String])
 
     /// The game it is about, when it is about a live one.
     var room: GameRoom? {

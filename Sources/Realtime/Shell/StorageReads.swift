@@ -54,8 +54,16 @@ struct StorageReads {
         case .ownerships(let token, let games):
             guard let shared = sharedStore else { return }
             work.read {
+                // A failure leaves the rest unasked (each would wait out the same timeout): the hub
+                // asks about them again.
                 var owners: [String: GameOwnership] = [:]
-                for game in games { if let owner = try? shared.ownership(of: game) { owners[game] = owner } }
+                for (index, game) in games.enumerated() {
+                    do {
+                        if let owner = try shared.ownership(of: game) { owners[game] = owner }
+                    } catch {
+                        return .event(.read(.ownerships(token: token, owners, unchecked: Array(games[index...]))))
+                    }
+                }
                 return .event(.read(.ownerships(token: token, owners)))
             }
         }
