@@ -37,6 +37,21 @@ final class HubHarness {
     private(set) var pendingSolves: [SolveJob] = []
     private var open: Set<ConnectionID> = []
 
+    /// Node n1 on a store shared by nodes, with a Klondike game played one move by connection 1
+    /// (connections `others` open too), its reads held from then on (`autoRead` off).
+    static func sharedStoreGame(others: [ConnectionID] = []) -> (HubHarness, String) {
+        var config = Hub.Config(games: .standard)
+        config.sharedStoreNode = "n1"
+        let h = HubHarness(config: config)
+        h.open(1)
+        for id in others { h.open(id) }
+        let (game, _) = h.createKlondike(1)
+        h.send(1, #"{"type":"tap","target":"/stock"}"#)
+        _ = h.take(1)
+        h.autoRead = false
+        return (h, game)
+    }
+
     func finishSolves() {
         let jobs = pendingSolves
         pendingSolves = []

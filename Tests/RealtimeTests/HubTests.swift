@@ -895,18 +895,7 @@ private func types(_ messages: [JSON]) -> [String] { messages.map { $0["type"]?.
 /// A node cut off while another took its game over holds a copy that is behind:
 /// a join whose `since` is past it asks the store who owns the game before any answer.
 @Suite struct BehindOwnerTests {
-    private func sharedStoreHub() -> (HubHarness, String) {
-        var config = Hub.Config(games: .standard)
-        config.sharedStoreNode = "n1"
-        let h = HubHarness(config: config)
-        h.open(1)
-        h.open(2)
-        let (game, _) = h.createKlondike(1)
-        h.send(1, #"{"type":"tap","target":"/stock"}"#)
-        _ = h.take(1)
-        h.autoRead = false
-        return (h, game)
-    }
+    private func sharedStoreHub() -> (HubHarness, String) { HubHarness.sharedStoreGame(others: [2]) }
 
     private func ownershipQuestion(_ h: HubHarness) -> UInt64? {
         for read in h.pendingReads.reversed() { if case .ownerships(let token, _) = read { return token } }

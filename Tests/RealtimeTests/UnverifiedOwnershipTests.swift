@@ -8,17 +8,7 @@ import Testing
 /// 701418638: n3's check was cut short by a PostgreSQL restart, and a watch of a game n2 had taken
 /// over was answered from n3's copy, one acked move short).
 @Suite struct UnverifiedOwnershipTests {
-    private func sharedStoreHub() -> (HubHarness, String) {
-        var config = Hub.Config(games: .standard)
-        config.sharedStoreNode = "n1"
-        let h = HubHarness(config: config)
-        h.open(1)
-        let (game, _) = h.createKlondike(1)
-        h.send(1, #"{"type":"tap","target":"/stock"}"#)
-        _ = h.take(1)
-        h.autoRead = false
-        return (h, game)
-    }
+    private func sharedStoreHub() -> (HubHarness, String) { HubHarness.sharedStoreGame() }
 
     private func ownershipQuestions(_ actions: [HubAction]) -> [(UInt64, [String])] {
         actions.compactMap { if case .read(.ownerships(let token, let games)) = $0 { (token, games) } else { nil } }
