@@ -59,4 +59,29 @@ import Testing
         h.send(1, #"{"type":"tap","target":"/stock"}"#)
         #expect(h.types(1).contains("diff"), "the game goes on here")
     }
+
+    /// While nothing is known of the game's owner, this node's copy may have stopped where another
+    /// node took over: a new watcher or player is told `unavailable` and tries again, and is
+    /// served once the store has said the game is still here.
+    @Test func aJoinOrWatchOfAGameNoCheckCouldPlaceIsUnavailableUntilTheStoreSays() throws {
+        let (h, game) = HubHarness.sharedStoreGame(others: [2])
+        let check = try #require(ownershipQuestions(h.hub.handleLink(at: h.now) { _ in [.verifyOwnership] }).first)
+        h.run(.read(.ownerships(token: check.0, [:], unchecked: [game])))
+
+        h.send(2, #"{"type":"watch","game":"\#(game)","id":"w1"}"#)
+        let refused = h.take(2)
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?["code"] == "unavailable" && refused.first?["id"] == "w1", "\(refused)")
+        h.send(2, #"{"type":"join","game":"\#(game)","id":"j1"}"#)
+        #expect(h.take(2).first?["code"] == "unavailable", "a player's join too")
+        h.send(1, #"{"type":"tap","target":"/stock","id":"t1"}"#)
+        #expect(h.types(1).contains("diff"), "its member here is not refused: its moves wait on the store's fence as ever")
+
+        // The store says the game is still this node's: the watch is served from now on.
+        h.tick()
+        let again = try #require(pendingQuestions(h).last)
+        h.run(.read(.ownerships(token: again.0, [game: GameOwnership(node: "n1", epoch: 1)])))
+        h.send(2, #"{"type":"watch","game":"\#(game)","id":"w2"}"#)
+        #expect(h.types(2).contains("snapshot"))
+    }
 }

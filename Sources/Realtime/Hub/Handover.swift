@@ -103,6 +103,14 @@ final class Handover {
     private var unverified: Set<String> = []
     private var askedAgain = false
 
+    /// Why a `join` or `watch` of `game` is not answered here now: a check could not learn who
+    /// owns it, and another node may have taken it over while this copy stopped. Until the store
+    /// says, the request is `unavailable` (its client tries again), never served from this copy.
+    func refusal(for game: String) -> ProtocolError? {
+        guard unverified.contains(game), rooms[game] != nil else { return nil }
+        return .unavailable("who holds game \(game) now is not known here: the store could not say; try again")
+    }
+
     /// Asks the store again about the games a check could not learn the owner of.
     func askAgain(into effects: inout Effects) {
         guard !askedAgain, !unverified.isEmpty else { return }

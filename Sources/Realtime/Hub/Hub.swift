@@ -220,6 +220,10 @@ public final class Hub {
         case .create(let kind, let options):
             admission.create(id, kind: kind, options: options, requestID: request.id, now: now, into: &effects)
         case .join(let game, _, let since, _), .watch(let game, let since, _, _):
+            if let refusal = handover?.refusal(for: game) {
+                replies.error(id, refusal, requestID: request.id, now: now, into: &effects)
+                return
+            }
             if handover?.doubts(id, request, game: game, since: since, into: &effects) == true { return }
             guard let entry = GameEntry(request.command) else { return }
             admission.enter(id, request, entry, now: now, into: &effects)
