@@ -26,9 +26,11 @@ def test_lobby_follows_games_live(server, client, browser):
     # A game created elsewhere shows up without a reload, then its counts and moves follow.
     me = client()
     game, token = me.create_klondike(DECK)
+    # (Each look at a row is inside a wait: the lobby redraws its rows on every update, and a row
+    # found a moment ago may have been replaced before it is read.)
     wait(lobby, lambda d: row(d, game) is not None, 10, "new game not listed")
-    r = row(lobby, game)
-    assert "Klondike" in r.text and "Playing" in r.text
+    wait(lobby, lambda d: "Klondike" in row(d, game).text and "Playing" in row(d, game).text, 5,
+         "the new game's row does not say Klondike, Playing")
     wait(lobby, lambda d: "1 player" in row(d, game).text and "0 moves" in row(d, game).text, 5)
     watcher = client()
     watcher.ok({"type": "watch", "game": game})
@@ -39,7 +41,7 @@ def test_lobby_follows_games_live(server, client, browser):
     screenshot(lobby, "lobby")
 
     # Watch from the lobby: the table opens read-only.
-    row(lobby, game).find_element(By.CSS_SELECTOR, "a.watch").click()
+    wait(lobby, lambda d: row(d, game).find_element(By.CSS_SELECTOR, "a.watch").click() or True, 5)
     wait(lobby, lambda d: "#/watch/" in d.current_url)
     open_table(lobby, lobby.current_url)
     wait_table(lobby, state_piles(me.state))

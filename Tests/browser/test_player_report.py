@@ -429,21 +429,34 @@ def test_lobby_keeps_open_live_and_finished_games_apart(server, client, browser)
     d.refresh()
     group = lambda game: d.execute_script(  # noqa: E731
         "return document.querySelector(`.game-row[data-game='${arguments[0]}']`)?.closest('.game-group')?.dataset.group ?? null", game)
-    wait(d, lambda d: group(waiting.game) == "open" and group(playing.game) == "live" and group(done.game) == "finished", 10,
-         "the lobby does not keep open, live and finished games apart")
-    titles = [t.text for t in css(d, ".group-title")]
-    assert [t.split()[0] for t in titles][:3] == ["Open", "Live", "Finished"], titles
-    finished = d.find_element(By.CSS_SELECTOR, f'.game-row[data-game="{done.game}"]')
-    assert not finished.find_elements(By.CSS_SELECTOR, "a.play") and finished.find_elements(By.CSS_SELECTOR, "a.replay"), finished.text
-    bot_row = " ".join(wait(d, lambda d: d.find_element(By.CSS_SELECTOR, f'.game-row[data-game="{bot_game}"]').text).split())
-    assert "seated" not in bot_row and "vs the computer" in bot_row, bot_row
+    wait(d, lambda d: group(waiting.game) == "open" and group(playing.game) == "live" and group(done.game) == "finished"
+         and group(bot_game) is not None, 10, "the lobby does not keep open, live and finished games apart")
+    # One script reads the whole lobby at once: it redraws its rows on every update (other tests'
+    # games on the same server come and go), so an element found in one call may be gone by the next.
+    look = d.execute_script("""
+      const row = game => document.querySelector(`.game-row[data-game='${game}']`);
+      const finished = row(arguments[0]);
+      const text = el => el ? el.innerText.split(/\\s+/).join(' ').trim() : null;
+      const tile = name => {
+        const go = document.querySelector(`.create-tile[data-create='${name}'] .tile-go`);
+        return go && { shown: go.checkVisibility() && go.getClientRects().length > 0, text: text(go) };
+      };
+      return {
+        titles: [...document.querySelectorAll('.group-title')].map(text),
+        finished: { play: !!finished.querySelector('a.play'), replay: !!finished.querySelector('a.replay'),
+                    text: text(finished) },
+        bot: text(row(arguments[1])),
+        tiles: { draw1: tile('draw1'), draw3: tile('draw3'), plane: tile('plane') },
+        options: text(document.querySelector('.create-options')),
+      };""", done.game, bot_game)
+    assert [t.split()[0] for t in look["titles"]][:3] == ["Open", "Live", "Finished"], look["titles"]
+    assert not look["finished"]["play"] and look["finished"]["replay"], look["finished"]
+    assert "seated" not in look["bot"] and "vs the computer" in look["bot"], look["bot"]
     # Every tile starts with a Start of its own.
-    for tile in ("draw1", "draw3", "plane"):
-        go = d.find_element(By.CSS_SELECTOR, f'.create-tile[data-create="{tile}"] .tile-go')
-        assert go.is_displayed() and go.text == "Start", tile
+    for name, go in look["tiles"].items():
+        assert go == {"shown": True, "text": "Start"}, (name, go)
     # The options say what they are for.
-    options = d.find_element(By.CSS_SELECTOR, ".create-options").text
-    assert "Options for the games you start" in options and "Klondike and races" in options, options
+    assert "Options for the games you start" in look["options"] and "Klondike and races" in look["options"], look["options"]
     # Four in a row for two, with a clock.
     d.execute_script(RECORD_SENDS_JS)
     d.execute_script("const s = document.getElementById('four-clock'); s.value = '3+2'; s.dispatchEvent(new Event('change'));")
