@@ -394,9 +394,11 @@ def test_spectator_delay_chosen_in_the_lobby(server, browser):
     watcher.get(server.url + "/")
     row = f'.game-row[data-game="{game}"]'
     wait(watcher, lambda d: "10 s delay" in d.find_element(By.CSS_SELECTOR, row).text, 10, "the lobby does not show the delay")
-    assert not [r.text for r in css(watcher, ".game-row[data-kind=plane]") if "delay" in r.text]
+    # (Read in one call, and clicked inside a wait: the lobby may draw its rows again meanwhile.)
+    assert not watcher.execute_script(
+        "return [...document.querySelectorAll('.game-row[data-kind=plane]')].filter(r => r.innerText.includes('delay')).length")
     screenshot(watcher, "lobby-delayed-game")
-    watcher.find_element(By.CSS_SELECTOR, f"{row} a.watch").click()
+    wait(watcher, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} a.watch").click() or True, 5)
     wait(watcher, lambda d: d.find_element(By.CSS_SELECTOR, ".badge.watching").text == "Watching \u00b7 10 s behind", 10)
     assert_no_console_errors(d)
     assert_no_console_errors(watcher)
