@@ -121,9 +121,11 @@ def touch_slide(driver, start, end):
 
 
 def overlay(driver) -> dict:
-    """The won message as shown: whether it is, its title, reason and result."""
+    """The won message as shown: whether it is, its title, reason and result (not shown while the
+    page, just loaded or reloaded, has not drawn the game yet)."""
     return driver.execute_script("""
       const o = document.querySelector('.won-overlay');
+      if (!o) return { shown: false };
       return { shown: !o.hidden && o.getBoundingClientRect().height > 0, kind: o.dataset.kind, result: o.dataset.result,
                title: o.querySelector('#won-title')?.textContent ?? '', why: o.querySelector('.four-why')?.textContent ?? '',
                moves: o.querySelector('[data-stat="moves"]')?.textContent ?? null,
