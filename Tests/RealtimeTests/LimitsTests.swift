@@ -155,10 +155,10 @@ import Testing
     @Test func anAddressGetsItsLimitThenA429UntilOneCloses() throws {
         var gate = try gate()
         for _ in 0..<2 {
-            #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local, user: nil))
+            #expect(gate.decide(UpgradeRequest(path: "/ws", peer: local), stopping: false) == .admit(local, user: nil))
             gate.opened(local)
         }
-        let refused = gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false)
+        let refused = gate.decide(UpgradeRequest(path: "/ws", peer: local), stopping: false)
         guard case .refuse(let response, let limit) = refused else {
             Issue.record("the third connection should be refused")
             return
@@ -167,26 +167,26 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self).contains("127.0.0.1"))
         // Another address is not touched.
         let other = ClientAddress("127.0.0.2")!
-        #expect(gate.decide(path: "/ws", peer: other, forwardedFor: nil, origin: nil, stopping: false) == .admit(other, user: nil))
+        #expect(gate.decide(UpgradeRequest(path: "/ws", peer: other), stopping: false) == .admit(other, user: nil))
         gate.closed(local)
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local, user: nil))
+        #expect(gate.decide(UpgradeRequest(path: "/ws", peer: local), stopping: false) == .admit(local, user: nil))
         gate.closed(local)
         #expect(gate.connections.trackedAddresses == 0, "an address with no open connection takes no room")
     }
 
     @Test func behindATrustedProxyEachForwardedClientHasItsOwnCount() throws {
         var gate = try gate(max: 1, proxies: ["127.0.0.1"])
-        let first = gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.1", origin: nil, stopping: false)
+        let first = gate.decide(UpgradeRequest(path: "/ws", peer: local, forwardedFor: "203.0.113.1"), stopping: false)
         #expect(first == .admit(ClientAddress("203.0.113.1")!, user: nil))
         gate.opened(ClientAddress("203.0.113.1")!)
-        #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.1", origin: nil, stopping: false)) == 429)
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.2", origin: nil, stopping: false)
+        #expect(status(gate.decide(UpgradeRequest(path: "/ws", peer: local, forwardedFor: "203.0.113.1"), stopping: false)) == 429)
+        #expect(gate.decide(UpgradeRequest(path: "/ws", peer: local, forwardedFor: "203.0.113.2"), stopping: false)
                 == .admit(ClientAddress("203.0.113.2")!, user: nil))
         // An IPv6 client counts with its /64, and is told so.
         let v6 = ClientAddress("2001:db8:0:7::1")!
         gate.opened(v6)
-        guard case .refuse(let response, _) = gate.decide(path: "/ws", peer: local, forwardedFor: "2001:db8:0:7::2",
-                                                          origin: nil, stopping: false) else {
+        guard case .refuse(let response, _) = gate.decide(UpgradeRequest(path: "/ws", peer: local, forwardedFor: "2001:db8:0:7::2"),
+                                                          stopping: false) else {
             Issue.record("a second connection of the same /64 should be refused")
             return
         }
@@ -195,25 +195,25 @@ import Testing
         // Without the proxy trusted, the header means nothing: the peer is the client.
         var plain = try self.gate(max: 1)
         plain.opened(local)
-        #expect(status(plain.decide(path: "/ws", peer: local, forwardedFor: "203.0.113.9", origin: nil, stopping: false)) == 429)
+        #expect(status(plain.decide(UpgradeRequest(path: "/ws", peer: local, forwardedFor: "203.0.113.9"), stopping: false)) == 429)
     }
 
     @Test func theOriginIsCheckedBeforeTheCountAndTheWrongPathOrAStopIsRefusedToo() throws {
         var gate = try gate(max: 1, origins: ["https://game.example"])
         gate.opened(local)
         guard case .refuse(let response, let limit) =
-                gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: "https://evil.example", stopping: false) else {
+                gate.decide(UpgradeRequest(path: "/ws", peer: local, origin: "https://evil.example"), stopping: false) else {
             Issue.record("a foreign origin should be refused")
             return
         }
         #expect(response.status == 403 && limit == .origin)
-        #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: "https://game.example", stopping: false)) == 429)
+        #expect(status(gate.decide(UpgradeRequest(path: "/ws", peer: local, origin: "https://game.example"), stopping: false)) == 429)
         gate.closed(local)
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: "https://game.example", stopping: false) == .admit(local, user: nil))
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: false) == .admit(local, user: nil))
-        #expect(status(gate.decide(path: "/other", peer: local, forwardedFor: nil, origin: nil, stopping: false)) == 404)
-        #expect(status(gate.decide(path: nil, peer: local, forwardedFor: nil, origin: nil, stopping: false)) == 404)
-        #expect(status(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil, stopping: true)) == 503)
+        #expect(gate.decide(UpgradeRequest(path: "/ws", peer: local, origin: "https://game.example"), stopping: false) == .admit(local, user: nil))
+        #expect(gate.decide(UpgradeRequest(path: "/ws", peer: local), stopping: false) == .admit(local, user: nil))
+        #expect(status(gate.decide(UpgradeRequest(path: "/other", peer: local), stopping: false)) == 404)
+        #expect(status(gate.decide(UpgradeRequest(path: nil, peer: local), stopping: false)) == 404)
+        #expect(status(gate.decide(UpgradeRequest(path: "/ws", peer: local), stopping: true)) == 503)
     }
 
     @Test func aRefusalIsOneWholeHTTPResponseThatEndsTheConnection() {

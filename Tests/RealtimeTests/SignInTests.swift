@@ -219,11 +219,11 @@ import Testing
         #expect(h.take(1).first { $0["type"] == "joined" }?["names"] == .object([("p1", "Ada")]))
         var gate = UpgradeGate(limits: ClientLimits(), auth: Self.config().auth)
         let local = ClientAddress("127.0.0.1")!
-        #expect(gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil,
-                            authorization: "Bearer " + Self.token("u1", "Ada"), now: TokenMinter.now, stopping: false)
+        #expect(gate.decide(UpgradeRequest(path: "/ws", peer: local,
+                            authorization: "Bearer " + Self.token("u1", "Ada")), now: TokenMinter.now, stopping: false)
                 == .admit(local, user: SignedUser(id: "u1", name: "Ada", expires: TokenMinter.now + 600)))
-        guard case .refuse(let response, _) = gate.decide(path: "/ws", peer: local, forwardedFor: nil, origin: nil,
-                                                          authorization: "Bearer x.y.z", now: TokenMinter.now, stopping: false)
+        guard case .refuse(let response, _) = gate.decide(UpgradeRequest(path: "/ws", peer: local,
+                                                          authorization: "Bearer x.y.z"), now: TokenMinter.now, stopping: false)
         else { Issue.record("a bad Bearer token is refused"); return }
         #expect(response.status == 401 && response.body == Array("bad token: malformed\n".utf8))
         gate.opened(local)

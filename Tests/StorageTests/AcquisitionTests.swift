@@ -27,7 +27,7 @@ import Testing
                 try b.write(StoreBatch(games: [klondikeGame("g", seq: 1)], commands: [tap],
                                        fence: StoreFence(node: "c", epochs: ["g": 4])))
             }
-            let acquisition = GameLoader.acquire("g", from: slowRead, node: "a", takeover: .any, games: .standard,
+            let acquisition = GameLoader.acquire("g", from: slowRead, by: Claimant(node: "a", takeover: .any), games: .standard,
                                                  windowSize: 16, asOf: 1_700_000_002)
             guard case .ownedBy(let owner) = acquisition else {
                 Issue.record("the game is c's now, not a failure to claim: \(acquisition)")

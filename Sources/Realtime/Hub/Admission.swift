@@ -23,18 +23,17 @@ final class Admission {
     /// Retention's touches (`--retain-days`): a join or watch touches its game.
     let touches: RetentionTouches
 
-    init(config: Hub.Config, sessions: SessionTable, rooms: RoomTable, durability: Durability,
-         pending: PendingTable<PendingRequest>, play: Play, solver: SolverDesk, lobby: LobbyFeed, random: HubRandom) {
+    init(config: Hub.Config, parts: HubParts, play: Play, random: HubRandom) {
         self.config = config
-        self.sessions = sessions
-        self.rooms = rooms
-        self.durability = durability
-        self.pending = pending
+        sessions = parts.sessions
+        rooms = parts.rooms
+        durability = parts.durability
+        pending = parts.pending
         self.play = play
-        self.solver = solver
-        self.lobby = lobby
+        solver = parts.solver
+        lobby = parts.lobby
         self.random = random
-        touches = RetentionTouches(rooms: rooms, durability: durability)
+        touches = RetentionTouches(rooms: parts.rooms, durability: parts.durability)
     }
 
     // MARK: Create
@@ -65,20 +64,21 @@ final class Admission {
             let proof = PendingProof(connection: id, requestID: requestID, waiting: .create(kind: kind, options: options),
                                      request: request)
             if let seed = solver.provenSeed(proof, into: &effects) {
-                finishCreate(id, kind: kind, options: options, requestID: requestID, provenSeed: seed.seed, poolSeed: seed,
-                             now: now, into: &effects)
+                finishCreate(CommandOrigin(connection: id, requestID: requestID), kind: kind, options: options,
+                             seed: ChosenSeed(value: seed.seed, pooled: seed), now: now, into: &effects)
             }
             return
         }
-        finishCreate(id, kind: kind, options: options, requestID: requestID, provenSeed: nil, poolSeed: nil, now: now,
+        finishCreate(CommandOrigin(connection: id, requestID: requestID), kind: kind, options: options, seed: nil, now: now,
                      into: &effects)
     }
 
-    /// Makes the game. `provenSeed`: a proven seed the game puts in the options in place of any.
-    func finishCreate(_ id: ConnectionID, kind: GameKind, options: JSON, requestID: JSON?, provenSeed: UInt64?,
-                      poolSeed: ProvenSeed?, now: Instant, into effects: inout Effects) {
+    /// Makes the game. `seed`: a proven seed the game puts in the options in place of any.
+    func finishCreate(_ origin: CommandOrigin, kind: GameKind, options: JSON, seed: ChosenSeed?, now: Instant,
+                      into effects: inout Effects) {
+        let id = origin.connection, requestID = origin.requestID
         var options = options
-        if let provenSeed { options = config.games.options(options, seed: provenSeed, kind: kind) }
+        if let seed { options = config.games.options(options, seed: seed.value, kind: kind) }
         let game: AnyGame
         let storedOptions: JSON
         do throws(ProtocolError) {
@@ -95,13 +95,13 @@ final class Admission {
         var gameID = GameIDs.make(prefix: idPrefix, using: &random)
         while rooms.isTaken(gameID) { gameID = GameIDs.make(prefix: idPrefix, using: &random) }
         let room = GameRoom(id: gameID, game: game, tokenHash: Secrets.hash(token), options: storedOptions, created: now,
-                            windowSize: config.windowSize, keepsEverything: !config.durable)
+                            memory: RoomMemory(windowSize: config.windowSize, keepsEverything: !config.durable))
         let creator = room.seats.first ?? RoomMembers.firstPlayer
         if let user = sessions[id]?.signedIn(at: now) { _ = room.record(user, as: creator) }
         adopt(room, now: now, into: &effects)
         // Storage refuses the game if its id is taken there (`WriteRefusal.idTaken`): checked in
         // the write itself, so no read sits on this path.
-        var batch = StoreBatch(games: [room.storedGame], provenSeedsTaken: poolSeed.map { [$0] } ?? [])
+        var batch = StoreBatch(games: [room.storedGame], provenSeedsTaken: seed?.pooled.map { [$0] } ?? [])
         batch.newGames = [gameID]
         durability.store(batch, for: room, into: &effects)
         effects.log(.info, "game created", ["game": gameID, "kind": kind.rawValue, "conn": "\(id)"])

@@ -15,14 +15,16 @@ extension GameLoader {
     /// owner may be taken from), then loads it: every diff its last owner acknowledged is
     /// stored, and from the claim on that owner can write nothing more (its epoch is gone).
     /// Runs off the service thread, like every store call.
-    static func acquire(_ game: String, from store: any SharedGameStore, node: String, takeover: TakeoverPolicy,
+    static func acquire(_ game: String, from store: any SharedGameStore, by claimant: Claimant,
                         games: GameCatalog, windowSize: Int, asOf: Double) -> Acquisition {
         do {
             guard var current = try store.ownership(of: game) else { return .notFound }
             // Two tries: a claim lost to a node that gave the game up at once (a rest) may win the next.
             for _ in 0..<2 {
-                if let owner = current.node, owner != node, !takeover.allows(takingFrom: owner) { return .ownedBy(current) }
-                switch try store.claim(game: game, node: node, expectedEpoch: current.epoch) {
+                if let owner = current.node, owner != claimant.node, !claimant.takeover.allows(takingFrom: owner) {
+                    return .ownedBy(current)
+                }
+                switch try store.claim(game: game, node: claimant.node, expectedEpoch: current.epoch) {
                 case .claimed(let mine):
                     switch load(game, from: store, games: games, windowSize: windowSize, asOf: asOf) {
                     case .loaded(let loaded): return .loaded(loaded, mine)

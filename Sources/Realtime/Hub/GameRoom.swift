@@ -98,8 +98,7 @@ final class GameRoom {
         var arrival: Instant?
     }
 
-    init(id: String, game: AnyGame, tokenHash: String, options: JSON, created: Instant, windowSize: Int,
-         keepsEverything: Bool = false) {
+    init(id: String, game: AnyGame, tokenHash: String, options: JSON, created: Instant, memory: RoomMemory) {
         self.id = id
         self.kind = game.kind
         self.game = game
@@ -111,9 +110,9 @@ final class GameRoom {
         self.updated = created.unixTime
         lastActivity = created
         touchNoted = created  // its row, written now, is touched already
-        window = DiffWindow(capacity: windowSize)
-        appliedIDs = AppliedIDs(recentCapacity: windowSize)
-        chat = ChatLog(keepsEverything: keepsEverything)
+        window = DiffWindow(capacity: memory.windowSize)
+        appliedIDs = AppliedIDs(recentCapacity: memory.windowSize)
+        chat = ChatLog(keepsEverything: memory.keepsEverything)
         if let delay = Self.delay(of: options) { delayLine = DelayLine(delay: delay, game: game, seq: 0) }
     }
 

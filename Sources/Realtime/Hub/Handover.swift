@@ -16,15 +16,14 @@ final class Handover {
     /// The other nodes, on a cluster node (owned by the hub).
     weak var link: (any NodeLink)?
 
-    init(node: String, sessions: SessionTable, rooms: RoomTable, admission: Admission, durability: Durability,
-         pending: PendingTable<PendingRequest>, lobby: LobbyFeed) {
+    init(node: String, parts: HubParts, admission: Admission) {
         self.node = node
-        self.sessions = sessions
-        self.rooms = rooms
+        sessions = parts.sessions
+        rooms = parts.rooms
         self.admission = admission
-        self.durability = durability
-        self.pending = pending
-        self.lobby = lobby
+        durability = parts.durability
+        pending = parts.pending
+        lobby = parts.lobby
     }
 
     /// Whom a claim may take a game from: with no cluster around, anyone.

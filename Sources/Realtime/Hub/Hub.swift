@@ -50,16 +50,15 @@ public final class Hub {
                                 pending: pending)
         lobby = LobbyFeed(rooms: rooms)
         solver = SolverDesk(config: config, sessions: sessions, pending: pending, random: random, seeds: provenSeeds)
-        play = Play(sessions: sessions, rooms: rooms, durability: durability, pending: pending, solver: solver, lobby: lobby,
-                    games: config.games)
-        admission = Admission(config: config, sessions: sessions, rooms: rooms, durability: durability, pending: pending,
-                              play: play, solver: solver, lobby: lobby, random: random)
+        let parts = HubParts(sessions: sessions, rooms: rooms, durability: durability, pending: pending, solver: solver,
+                             lobby: lobby)
+        play = Play(parts, games: config.games)
+        admission = Admission(config: config, parts: parts, play: play, random: random)
         play.signIn.required = config.requireAuth
         admission.createRate = config.createsPerMinute.map { CreateRatePerAddress(perMinute: $0) }
         admission.touches.interval = config.touchInterval
         if let node = config.sharedStoreNode {
-            let handover = Handover(node: node, sessions: sessions, rooms: rooms, admission: admission,
-                                    durability: durability, pending: pending, lobby: lobby)
+            let handover = Handover(node: node, parts: parts, admission: admission)
             self.handover = handover
             // A game not in memory is claimed from the store before it is served here.
             rooms.loadRequest = { [unowned handover] game in
@@ -239,8 +238,8 @@ public final class Hub {
         case .say(let text, let room): play.say(id, text: text, to: room, requestID: request.id, now: now, into: &effects)
         case .mute(let who): play.mute(id, who: who, requestID: request.id, now: now, into: &effects)
         case .gesture(let type, let message):
-            play.gesture(id, type: type, message: message, requestID: request.id, now: now, arrival: arrival,
-                         into: &effects)
+            play.gesture(CommandOrigin(connection: id, requestID: request.id, arrival: arrival), type: type,
+                         message: message, now: now, into: &effects)
         }
     }
 
@@ -300,12 +299,13 @@ public final class Hub {
         case .proof(let proof, .success(let seed)):
             switch proof.waiting {
             case .create(let kind, let options):
-                admission.finishCreate(proof.connection, kind: kind, options: options, requestID: proof.requestID,
-                                       provenSeed: seed, poolSeed: nil, now: now, into: &effects)
+                admission.finishCreate(CommandOrigin(connection: proof.connection, requestID: proof.requestID), kind: kind,
+                                       options: options, seed: seed.map { ChosenSeed(value: $0) }, now: now, into: &effects)
             case .command(let room, let gesture, let arrival):
                 if sessions.room(of: proof.connection) === room {
-                    play.applyGesture(proof.connection, seed.map { room.game.seeded(gesture, seed: $0) } ?? gesture, in: room,
-                                      requestID: proof.requestID, now: now, arrival: arrival, into: &effects)
+                    let origin = CommandOrigin(connection: proof.connection, requestID: proof.requestID, arrival: arrival)
+                    play.applyGesture(origin, seed.map { room.game.seeded(gesture, seed: $0) } ?? gesture, in: room,
+                                      now: now, into: &effects)
                 }
             }
             resume([proof.connection], now: now, into: &effects)

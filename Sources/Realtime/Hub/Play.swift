@@ -20,21 +20,20 @@ final class Play {
     /// `--require-auth`: chat needs a signed-in connection (section 19).
     var signIn = SignInRequirement()
 
-    init(sessions: SessionTable, rooms: RoomTable, durability: Durability, pending: PendingTable<PendingRequest>,
-         solver: SolverDesk, lobby: LobbyFeed, games: GameCatalog) {
+    init(_ parts: HubParts, games: GameCatalog) {
         self.games = games
-        self.sessions = sessions
-        self.rooms = rooms
-        self.durability = durability
-        self.pending = pending
-        self.solver = solver
-        self.lobby = lobby
+        sessions = parts.sessions
+        rooms = parts.rooms
+        durability = parts.durability
+        pending = parts.pending
+        solver = parts.solver
+        lobby = parts.lobby
     }
 
     // MARK: Gestures
 
-    func gesture(_ id: ConnectionID, type: String, message: JSON, requestID: JSON?, now: Instant, arrival: Instant?,
-                 into effects: inout Effects) {
+    func gesture(_ origin: CommandOrigin, type: String, message: JSON, now: Instant, into effects: inout Effects) {
+        let id = origin.connection, requestID = origin.requestID
         guard let session = sessions[id], let room = session.room else {
             do {
                 try games.validateForAnyKind(type: type, message: message)
@@ -80,7 +79,7 @@ final class Play {
             case .maybe:
                 // Applied long ago, or a hash collision: storage knows. The connection waits for the answer.
                 let token = pending.issue(.commandLookup(PendingLookup(connection: id, room: room, gesture: parsed,
-                                                                       requestID: requestID, arrival: arrival)))
+                                                                       requestID: requestID, arrival: origin.arrival)))
                 sessions.setWait(id, .pending(token))
                 room.enqueue(.afterDurable(.read(.command(token: token, game: room.id, clientID: requestID.encoded))))
                 durability.release(room, now: now, into: &effects)
@@ -89,23 +88,23 @@ final class Play {
                 break
             }
         }
-        proveThenApply(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
+        proveThenApply(origin, parsed, in: room, now: now, into: &effects)
     }
 
     /// A command whose id is new: applied now, or once the seed it asks for is proven. After the
     /// applied-id check, so that a command sent again is acked, not applied with a new seed.
-    private func proveThenApply(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?,
-                                now: Instant, arrival: Instant?, into effects: inout Effects) {
+    private func proveThenApply(_ origin: CommandOrigin, _ parsed: ParsedGesture, in room: GameRoom, now: Instant,
+                                into effects: inout Effects) {
         if let request = room.game.seedRequest(for: parsed) {
-            let proof = PendingProof(connection: id, requestID: requestID,
-                                     waiting: .command(room: room, gesture: parsed, arrival: arrival), request: request)
+            let proof = PendingProof(connection: origin.connection, requestID: origin.requestID,
+                                     waiting: .command(room: room, gesture: parsed, arrival: origin.arrival), request: request)
             if let seed = solver.provenSeed(proof, into: &effects) {
-                applyGesture(id, room.game.seeded(parsed, seed: seed.seed), in: room, requestID: requestID, now: now,
-                             arrival: arrival, poolSeed: seed, into: &effects)
+                applyGesture(origin, room.game.seeded(parsed, seed: seed.seed), in: room, now: now, poolSeed: seed,
+                             into: &effects)
             }
             return
         }
-        applyGesture(id, parsed, in: room, requestID: requestID, now: now, arrival: arrival, into: &effects)
+        applyGesture(origin, parsed, in: room, now: now, into: &effects)
     }
 
     /// Storage found (or not) an old command id: acked with its seq, or applied now.
@@ -116,20 +115,21 @@ final class Play {
             lookup.room.enqueue(.ack(id, id: lookup.requestID, seq: seq, of: .resent))
             durability.release(lookup.room, now: now, into: &effects)
         } else if sessions.room(of: id) === lookup.room {
-            proveThenApply(id, lookup.gesture, in: lookup.room, requestID: lookup.requestID, now: now,
-                           arrival: lookup.arrival, into: &effects)
+            proveThenApply(CommandOrigin(connection: id, requestID: lookup.requestID, arrival: lookup.arrival),
+                           lookup.gesture, in: lookup.room, now: now, into: &effects)
         }
     }
 
-    func applyGesture(_ id: ConnectionID, _ parsed: ParsedGesture, in room: GameRoom, requestID: JSON?, now: Instant,
-                      arrival: Instant?, poolSeed: ProvenSeed? = nil, into effects: inout Effects) {
+    func applyGesture(_ origin: CommandOrigin, _ parsed: ParsedGesture, in room: GameRoom, now: Instant,
+                      poolSeed: ProvenSeed? = nil, into effects: inout Effects) {
+        let id = origin.connection, requestID = origin.requestID
         guard case .player(let player)? = sessions[id]?.role else { return }
         if let refusal {
             replies.error(id, refusal, requestID: requestID, now: now, into: &effects)
             return
         }
-        switch apply(parsed, player: player, in: room,
-                     clientID: requestID?.encoded, now: now, arrival: arrival, poolSeed: poolSeed, into: &effects) {
+        let source = CommandSource(player: player, clientID: requestID?.encoded, arrival: origin.arrival)
+        switch apply(parsed, from: source, in: room, now: now, poolSeed: poolSeed, into: &effects) {
         case .success:
             if let requestID { room.enqueue(.ack(id, id: requestID, seq: room.seq, of: .command)) }
         case .failure(let error):
@@ -141,22 +141,22 @@ final class Play {
     /// Applies one command to a room: the diff and events are queued for every member
     /// and the command goes to storage. Nothing changes if the game refuses it.
     @discardableResult
-    func apply(_ parsed: ParsedGesture, player: String, author: CommandAuthor = .player, in room: GameRoom,
-               clientID: String?, now: Instant, arrival: Instant?, poolSeed: ProvenSeed? = nil,
-               into effects: inout Effects) -> Result<Void, GameError> {
+    func apply(_ parsed: ParsedGesture, from source: CommandSource, in room: GameRoom, now: Instant,
+               poolSeed: ProvenSeed? = nil, into effects: inout Effects) -> Result<Void, GameError> {
         let (frames, events, applied): ([GameRoom.ViewFrame], [GameEvent], AppliedCommand)
-        switch room.apply(parsed.command, cause: parsed.cause, player: player, author: author, clientID: clientID, now: now) {
+        switch room.apply(parsed.command, cause: parsed.cause, player: source.player, author: source.author,
+                          clientID: source.clientID, now: now) {
         case .success(let outcome): (frames, events, applied) = outcome
         case .failure(let error): return .failure(error)
         }
         if let bots = parsed.stored["bots"] { room.seatBots(bots) }
         timers.changed(room, now: now)
-        let row = StoredCommand(game: room.id, seq: room.seq, command: author.stored(parsed.stored), player: player,
-                                clientID: clientID,
+        let row = StoredCommand(game: room.id, seq: room.seq, command: source.author.stored(parsed.stored),
+                                player: source.player, clientID: source.clientID,
                                 time: now.unixTime, diff: frames.first?.frame.text)
         durability.store(StoreBatch(games: [room.storedGame], commands: [row],
                                     provenSeedsTaken: poolSeed.map { [$0] } ?? []), for: room, into: &effects)
-        room.enqueue(.viewBroadcast(frames, seq: room.seq, command: applied), arrival: arrival)
+        room.enqueue(.viewBroadcast(frames, seq: room.seq, command: applied), arrival: source.arrival)
         for event in events {
             room.enqueue(.broadcast(ServerMessage.event(game: room.id, seq: room.seq, event: event).frame))
         }
@@ -172,7 +172,7 @@ final class Play {
         // to it now would be stored after a seq that never was (a gap no load gets past). What it
         // stood for is decided again once the game is back (`rebuilt`).
         guard !durability.isRewinding(room.id) else { return }
-        apply(parsed, player: player, author: author, in: room, clientID: nil, now: now, arrival: nil, into: &effects)
+        apply(parsed, from: CommandSource(player: player, author: author), in: room, now: now, into: &effects)
         durability.release(room, now: now, into: &effects)
     }
 
@@ -219,7 +219,7 @@ final class Play {
             effects.log(.warning, "a bot's move was not applied", ["game": room.id, "why": refusal.message])
             return
         }
-        if case .failure(let error) = apply(move, player: seat, author: .bot, in: room, clientID: nil, now: now, arrival: nil,
+        if case .failure(let error) = apply(move, from: CommandSource(player: seat, author: .bot), in: room, now: now,
                                             into: &effects) {
             effects.log(.warning, "a bot's move was refused", ["game": room.id, "seat": seat, "why": error.message])
             timers.changed(room, now: now)

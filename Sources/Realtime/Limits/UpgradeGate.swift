@@ -83,15 +83,10 @@ struct UpgradeGate {
         connections = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
     }
 
-    /// - Parameters:
-    ///   - path: the request's path without its query (`/ws`).
-    ///   - peer: the TCP peer's address.
-    ///   - forwardedFor: the `X-Forwarded-For` header, read only when `peer` is a trusted proxy.
-    ///   - origin: the `Origin` header, if any.
-    ///   - authorization: the `Authorization` header, read only when users sign in.
-    ///   - now: Unix seconds, for the token's `exp` and `nbf`.
-    func decide(path: String?, peer: ClientAddress, forwardedFor: String?, origin: String?, authorization: String? = nil,
-                now: Double = 0, stopping: Bool) -> Decision {
+    /// `now`: Unix seconds, for the token's `exp` and `nbf`.
+    func decide(_ request: UpgradeRequest, now: Double = 0, stopping: Bool) -> Decision {
+        let (path, peer, forwardedFor, origin, authorization) =
+            (request.path, request.peer, request.forwardedFor, request.origin, request.authorization)
         if stopping { return .refuse(.text(503, "server shutting down\n"), limit: nil) }
         guard path == "/ws" else {
             return .refuse(.text(404, "no WebSocket here: the game protocol is at /ws\n"), limit: nil)

@@ -12,9 +12,9 @@ extension LWSContext {
         let forwardedFor = trusted.isEmpty || !trusted.trusts(peer) ? nil : LWSHeaders.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
         let origin = upgrades.limits.origins.allowsEveryOrigin ? nil : LWSHeaders.header(wsi, WSI_TOKEN_ORIGIN)
         let authorization = upgrades.auth == nil ? nil : LWSHeaders.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
-        switch upgrades.decide(path: LWSHeaders.header(wsi, WSI_TOKEN_GET_URI), peer: peer, forwardedFor: forwardedFor,
-                               origin: origin, authorization: authorization, now: Date().timeIntervalSince1970,
-                               stopping: stopping) {
+        let request = UpgradeRequest(path: LWSHeaders.header(wsi, WSI_TOKEN_GET_URI), peer: peer, forwardedFor: forwardedFor,
+                                     origin: origin, authorization: authorization)
+        switch upgrades.decide(request, now: Date().timeIntervalSince1970, stopping: stopping) {
         case .admit(let client, let user):
             admitting = (wsi, client, user)
             return 0

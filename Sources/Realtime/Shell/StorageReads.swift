@@ -45,8 +45,9 @@ struct StorageReads {
             let window = windowSize
             let games = self.games
             work.read {
-                .event(.read(.acquired(game: game, GameLoader.acquire(game, from: shared, node: node, takeover: takeover,
-                                                                       games: games, windowSize: window, asOf: asOf))))
+                let claimant = Claimant(node: node, takeover: takeover)
+                return .event(.read(.acquired(game: game, GameLoader.acquire(game, from: shared, by: claimant, games: games,
+                                                                              windowSize: window, asOf: asOf))))
             }
         case .release(let game, let node, let epoch):
             guard let shared = sharedStore else { return }
