@@ -59,18 +59,17 @@ final class Admission {
             replies.error(id, ProtocolError(.limited, message), requestID: requestID, now: now, into: &effects)
             return
         }
+        let origin = CommandOrigin(connection: id, requestID: requestID)
         if let request {
             // A seed that must be proven first (a game's `ProvenSeeds`, section 12): from the pool, found, or the given one proved.
-            let proof = PendingProof(connection: id, requestID: requestID, waiting: .create(kind: kind, options: options),
-                                     request: request)
+            let proof = PendingProof(origin: origin, waiting: .create(kind: kind, options: options), request: request)
             if let seed = solver.provenSeed(proof, into: &effects) {
-                finishCreate(CommandOrigin(connection: id, requestID: requestID), kind: kind, options: options,
-                             seed: ChosenSeed(value: seed.seed, pooled: seed), now: now, into: &effects)
+                finishCreate(origin, kind: kind, options: options, seed: ChosenSeed(value: seed.seed, pooled: seed), now: now,
+                             into: &effects)
             }
             return
         }
-        finishCreate(CommandOrigin(connection: id, requestID: requestID), kind: kind, options: options, seed: nil, now: now,
-                     into: &effects)
+        finishCreate(origin, kind: kind, options: options, seed: nil, now: now, into: &effects)
     }
 
     /// Makes the game. `seed`: a proven seed the game puts in the options in place of any.

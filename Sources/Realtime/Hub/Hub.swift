@@ -299,19 +299,18 @@ public final class Hub {
         case .proof(let proof, .success(let seed)):
             switch proof.waiting {
             case .create(let kind, let options):
-                admission.finishCreate(CommandOrigin(connection: proof.connection, requestID: proof.requestID), kind: kind,
-                                       options: options, seed: seed.map { ChosenSeed(value: $0) }, now: now, into: &effects)
-            case .command(let room, let gesture, let arrival):
-                if sessions.room(of: proof.connection) === room {
-                    let origin = CommandOrigin(connection: proof.connection, requestID: proof.requestID, arrival: arrival)
-                    play.applyGesture(origin, seed.map { room.game.seeded(gesture, seed: $0) } ?? gesture, in: room,
+                admission.finishCreate(proof.origin, kind: kind, options: options, seed: seed.map { ChosenSeed(value: $0) },
+                                       now: now, into: &effects)
+            case .command(let room, let gesture):
+                if sessions.room(of: proof.origin.connection) === room {
+                    play.applyGesture(proof.origin, seed.map { room.game.seeded(gesture, seed: $0) } ?? gesture, in: room,
                                       now: now, into: &effects)
                 }
             }
-            resume([proof.connection], now: now, into: &effects)
+            resume([proof.origin.connection], now: now, into: &effects)
         case .proof(let proof, .failure(let error)):
-            replies.error(proof.connection, error, requestID: proof.requestID, now: now, into: &effects)
-            resume([proof.connection], now: now, into: &effects)
+            replies.error(proof.origin.connection, error, requestID: proof.origin.requestID, now: now, into: &effects)
+            resume([proof.origin.connection], now: now, into: &effects)
         case .hints(let answers):
             for (asker, answer) in answers {
                 play.answerHint(asker.connection, answer, requestID: asker.requestID, now: now, into: &effects)

@@ -13,7 +13,7 @@ enum PendingRequest {
     /// A `create` or a command waiting for a seed to be proven (a game's `SeedRequest`).
     case proof(PendingProof)
     /// Everyone asking for the hint of one position: one solve answers them all.
-    case hint(PositionKey, askers: [HintWaiter])
+    case hint(PositionKey, askers: [CommandOrigin])
     /// A bot of this seat thinking of its move.
     case bot(GameRoom, seat: String)
     /// Which of these live games this node still owns (a shared store, after its lease ran out).
@@ -26,7 +26,7 @@ enum PendingRequest {
         case .commandLookup(let lookup): return lookup.room
         case .bot(let room, _): return room
         case .proof(let proof):
-            if case .command(let room, _, _) = proof.waiting { return room }
+            if case .command(let room, _) = proof.waiting { return room }
             return nil
         default: return nil
         }
@@ -62,18 +62,12 @@ struct PendingLookup {
 struct PendingProof {
     enum Waiting {
         case create(kind: GameKind, options: JSON)
-        case command(room: GameRoom, gesture: ParsedGesture, arrival: Instant?)
+        case command(room: GameRoom, gesture: ParsedGesture)
     }
 
-    var connection: ConnectionID
-    var requestID: JSON?
+    var origin: CommandOrigin
     var waiting: Waiting
     /// What must be proven. When the client named it (`given`), an unprovable one is its
     /// mistake (`illegal-move`), not the server's (`unavailable`).
     var request: SeedRequest
-}
-
-struct HintWaiter {
-    var connection: ConnectionID
-    var requestID: JSON?
 }

@@ -96,8 +96,7 @@ final class Play {
     private func proveThenApply(_ origin: CommandOrigin, _ parsed: ParsedGesture, in room: GameRoom, now: Instant,
                                 into effects: inout Effects) {
         if let request = room.game.seedRequest(for: parsed) {
-            let proof = PendingProof(connection: origin.connection, requestID: origin.requestID,
-                                     waiting: .command(room: room, gesture: parsed, arrival: origin.arrival), request: request)
+            let proof = PendingProof(origin: origin, waiting: .command(room: room, gesture: parsed), request: request)
             if let seed = solver.provenSeed(proof, into: &effects) {
                 applyGesture(origin, room.game.seeded(parsed, seed: seed.seed), in: room, now: now, poolSeed: seed,
                              into: &effects)
@@ -251,7 +250,7 @@ final class Play {
         case .refused(let why):
             replies.error(id, ProtocolError(why), requestID: requestID, now: now, into: &effects)
         case .search(let key):
-            if let answer = solver.hint(key, of: game, for: session.view, asker: HintWaiter(connection: id, requestID: requestID),
+            if let answer = solver.hint(key, of: game, for: session.view, asker: CommandOrigin(connection: id, requestID: requestID),
                                         into: &effects) {
                 answerHint(id, answer, requestID: requestID, now: now, into: &effects)
             }

@@ -35,7 +35,7 @@ final class SolverDesk {
         let request = proof.request
         if request.given == nil, let seed = pool[request.pool]?.popLast() { return ProvenSeed(pool: request.pool, seed: seed) }
         let token = pending.issue(.proof(proof))
-        sessions.setWait(proof.connection, .pending(token))
+        sessions.setWait(proof.origin.connection, .pending(token))
         let candidates = request.given == nil ? (0..<16).map { _ in random.next() >> 11 } : []
         effects.append(.solve(.proof(token: token, request: request, candidates: candidates)))
         return nil
@@ -45,7 +45,7 @@ final class SolverDesk {
 
     /// The cached answer for this position, or nil: the asker then waits for the one search
     /// every asker of the same position shares.
-    func hint(_ key: PositionKey, of game: AnyGame, for viewer: Viewer, asker: HintWaiter, into effects: inout Effects) -> Hint? {
+    func hint(_ key: PositionKey, of game: AnyGame, for viewer: Viewer, asker: CommandOrigin, into effects: inout Effects) -> Hint? {
         if let cached = hintCache[key] { return cached }
         let token: UInt64
         if let solving = hintsSolving[key], case .hint(let position, var askers)? = pending[solving] {
@@ -68,7 +68,7 @@ final class SolverDesk {
         /// A seed for a waiting create or command: the proven seed (nil for a given one that was
         /// proven), or refused with this error.
         case proof(PendingProof, Result<UInt64?, ProtocolError>)
-        case hints([(HintWaiter, Hint)])
+        case hints([(CommandOrigin, Hint)])
         /// A bot's move, thought of (nil: it has none).
         case botMoved(GameRoom, seat: String, ParsedGesture?)
         /// New proven seeds, to store.
@@ -80,7 +80,7 @@ final class SolverDesk {
         switch result {
         case .proof(let token, let answer):
             guard case .proof(let proof)? = pending.take(token),
-                  sessions.endWait(proof.connection, .pending(token)) else { return .none }
+                  sessions.endWait(proof.origin.connection, .pending(token)) else { return .none }
             switch answer {
             case .givenProven: return .proof(proof, .success(nil))
             case .seed(let seed): return .proof(proof, .success(seed))

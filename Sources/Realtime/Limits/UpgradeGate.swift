@@ -85,23 +85,21 @@ struct UpgradeGate {
 
     /// `now`: Unix seconds, for the token's `exp` and `nbf`.
     func decide(_ request: UpgradeRequest, now: Double = 0, stopping: Bool) -> Decision {
-        let (path, peer, forwardedFor, origin, authorization) =
-            (request.path, request.peer, request.forwardedFor, request.origin, request.authorization)
         if stopping { return .refuse(.text(503, "server shutting down\n"), limit: nil) }
-        guard path == "/ws" else {
+        guard request.path == "/ws" else {
             return .refuse(.text(404, "no WebSocket here: the game protocol is at /ws\n"), limit: nil)
         }
-        guard limits.origins.allows(origin: origin) else {
+        guard limits.origins.allows(origin: request.origin) else {
             return .refuse(.text(403, "this page's origin may not open a WebSocket to this server\n"), limit: .origin)
         }
-        let client = limits.trustedProxies.client(peer: peer, forwardedFor: forwardedFor)
+        let client = limits.trustedProxies.client(peer: request.peer, forwardedFor: request.forwardedFor)
         guard connections.mayOpen(client) else {
             let who = client.isIPv4 ? "\(client)" : "\(client) (counted with its /64)"
             return .refuse(.text(429, "too many connections from \(who): at most \(connections.limit) at a time\n"),
                            limit: .connectionsPerAddress)
         }
         var user: SignedUser?
-        if let auth, let authorization {
+        if let auth, let authorization = request.authorization {
             // A program signs in at the upgrade; a bad token is told now, not after 101.
             guard authorization.lowercased().hasPrefix("bearer ") else {
                 return .refuse(.text(401, "Authorization must be Bearer followed by a JSON Web Token\n"), limit: nil)
