@@ -57,6 +57,26 @@ import Testing
         }
     }
 
+    /// A store that failed to open, or was dropped without `close()`, leaves the directory free
+    /// even while another copy of its lock's descriptor lives: the copy a process spawned by another
+    /// thread holds until its `exec` (CI once saw `inUse` here while PostgreSQL tests spawned programs).
+    @Test func aDroppedLockFreesTheDirectoryWhileACopyOfItsDescriptorLives() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/" + SQLiteGameStore.lockFileName
+            var lock: DataDirectoryLock? = try DataDirectoryLock(path: path, directory: directory)
+            let copy = dup(try #require(lock).descriptor)  // what a spawned child holds until exec
+            #expect(copy >= 0)
+            defer { close(copy) }
+            lock = nil
+            #expect(lock == nil)
+            let again = try DataDirectoryLock(path: path, directory: directory)
+            #expect(throws: StorageError.inUse(path: directory)) {
+                try DataDirectoryLock(path: path, directory: directory)
+            }
+            again.release()
+        }
+    }
+
     @Test func anEmptyFileIsANewDatabase() throws {
         try withTemporaryDirectory { directory in
             // SQLite creates the file at open and writes nothing until the first commit.

@@ -9,9 +9,13 @@ import Darwin
 /// Two servers writing one database would each number moves from their own memory
 /// and interleave seqs; SQLite's own locks serialise transactions but cannot see that.
 /// The kernel drops the lock when the process dies, so a `kill -9` never leaves it stale.
+///
+/// The lock belongs to the open file, not to this descriptor: a process spawned by another
+/// thread holds a copy of the descriptor until its `exec` closes it (`O_CLOEXEC`), so closing
+/// ours alone could leave the directory locked for that moment. Every way out unlocks first.
 final class DataDirectoryLock: Sendable {
     let path: String
-    private let descriptor: Int32
+    let descriptor: Int32
 
     init(path: String, directory: String) throws {
         self.path = path
@@ -34,6 +38,7 @@ final class DataDirectoryLock: Sendable {
     }
 
     deinit {
+        release()
         close(descriptor)
     }
 
