@@ -68,7 +68,6 @@ import Testing
             #expect(copy >= 0)
             defer { close(copy) }
             lock = nil
-            #expect(lock == nil)
             let again = try DataDirectoryLock(path: path, directory: directory)
             #expect(throws: StorageError.inUse(path: directory)) {
                 try DataDirectoryLock(path: path, directory: directory)
